@@ -1,0 +1,1 @@
+//! The lexer: source text to tokens with spans (spec §1).

@@ -1,0 +1,1 @@
+//! `ctm`: the driver API (`compile`, `simulate`) and the `ctmc` binary.
