@@ -3,13 +3,13 @@
 //! element, exactly as spec §4, §7 and §8 say, with the numerics of
 //! [`crate::numerics`]. `docs/reference-interpreter.md` states every rule.
 //!
-//! - [`verify`] checks once that the program's ids and shapes are sound,
+//! - `verify` checks once that the program's ids and shapes are sound,
 //!   so that the walker indexes without checks and never panics;
-//! - [`bind`] checks the arguments against the kernel's parameters;
-//! - [`exec`] is the tree walker for one element;
-//! - [`kernel`] runs it over the domain in parallel, deterministically;
-//! - [`reduce`] runs a reduction's passes;
-//! - [`stats`] counts operations by kind.
+//! - `bind` checks the arguments against the kernel's parameters;
+//! - `exec` is the tree walker for one element;
+//! - `kernel` runs it over the domain in parallel, deterministically;
+//! - `reduce` runs a reduction's passes;
+//! - `stats` counts operations by kind.
 
 mod bind;
 mod exec;
