@@ -392,11 +392,18 @@ mod tests {
     #[test]
     fn render_starts_with_error_code_and_survives_bad_spans() {
         let src = "kernel k() {}\n";
-        let d = Diagnostic::new(Code::NoOutputs, Span::new(7, 8), "kernel `k` has no outputs")
-            .with_label("here")
-            .with_help("add an `Out<f32>` parameter");
-        let text = render(&[d.clone()], "k.ck", src, false);
-        assert!(text.starts_with("error[CK0046]: kernel `k` has no outputs"), "{text}");
+        let d = Diagnostic::new(
+            Code::NoOutputs,
+            Span::new(7, 8),
+            "kernel `k` has no outputs",
+        )
+        .with_label("here")
+        .with_help("add an `Out<f32>` parameter");
+        let text = render(std::slice::from_ref(&d), "k.ck", src, false);
+        assert!(
+            text.starts_with("error[CK0046]: kernel `k` has no outputs"),
+            "{text}"
+        );
         assert!(text.contains("add an `Out<f32>` parameter"));
         let wild = Diagnostic::new(Code::SyntaxError, Span::new(500, 900), "past the end");
         let text = render(&[wild], "k.ck", src, false);

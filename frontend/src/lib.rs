@@ -116,6 +116,8 @@ impl Entry<'_> {
 /// # Errors
 /// [`Code::NoEntryPoint`], [`Code::AmbiguousEntryPoint`] (listing the
 /// choices) or [`Code::UnknownEntryPoint`].
+// Diagnostics are the cold path; boxing them would only add noise.
+#[allow(clippy::result_large_err)]
 pub fn select_entry<'p>(
     program: &'p tast::Program,
     name: Option<&str>,

@@ -27,7 +27,11 @@ use crate::value::Value;
 /// Flushes a denormal to zero of the same sign; other values pass through.
 #[inline]
 pub fn ftz(x: f32) -> f32 {
-    if x.is_subnormal() { 0.0f32.copysign(x) } else { x }
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
 }
 
 /// `a + b`.
@@ -433,7 +437,13 @@ pub fn swizzle(v: &Value, lanes: &[u8]) -> Value {
 /// Writes `value`'s lanes into the lanes `lanes` of `target`.
 pub fn write_lanes(target: &Value, lanes: &[u8], value: &Value) -> Value {
     match (*target, value) {
-        (Value::Float { lanes: mut t, width }, Value::Float { lanes: v, .. }) => {
+        (
+            Value::Float {
+                lanes: mut t,
+                width,
+            },
+            Value::Float { lanes: v, .. },
+        ) => {
             for (i, &l) in lanes.iter().enumerate() {
                 t[l as usize] = v[i];
             }
@@ -568,9 +578,15 @@ mod tests {
         assert_eq!(ftz(tiny).to_bits(), 0);
         assert_eq!(ftz(-tiny).to_bits(), 0x8000_0000);
         assert_eq!(mul(1e-20, 1e-20).to_bits(), 0);
-        assert_eq!(add(f32::MIN_POSITIVE, -f32::MIN_POSITIVE * 1.5).to_bits(), 0x8000_0000);
+        assert_eq!(
+            add(f32::MIN_POSITIVE, -f32::MIN_POSITIVE * 1.5).to_bits(),
+            0x8000_0000
+        );
         // A denormal operand counts as zero.
-        assert_eq!(add(f32::MIN_POSITIVE, -f32::MIN_POSITIVE * 0.5), f32::MIN_POSITIVE);
+        assert_eq!(
+            add(f32::MIN_POSITIVE, -f32::MIN_POSITIVE * 0.5),
+            f32::MIN_POSITIVE
+        );
     }
 
     #[test]

@@ -482,3 +482,118 @@ impl std::fmt::Display for Swizzle {
         std::fmt::Debug::fmt(self, f)
     }
 }
+
+/// Calls `f` on the direct operands of `e` (for an `if`, its condition;
+/// the expressions inside blocks are not direct operands).
+pub fn for_each_operand<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Uniform(_) | ExprKind::Input(_) => {}
+        ExprKind::UniformElement { index: x, .. }
+        | ExprKind::Gather { pos: x, .. }
+        | ExprKind::Splat(x)
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::MatVec { vec: x, .. }
+        | ExprKind::VecMat { vec: x, .. }
+        | ExprKind::Cast(x)
+        | ExprKind::Swizzle { base: x, .. } => f(x),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            f(lhs);
+            f(rhs);
+        }
+        ExprKind::Builtin { args, .. }
+        | ExprKind::Call { args, .. }
+        | ExprKind::Construct(args) => args.iter().for_each(f),
+        ExprKind::If { cond, .. } => f(cond),
+        ExprKind::Block(_) => {}
+    }
+}
+
+/// The expressions a statement evaluates directly (not those in its
+/// nested blocks), in evaluation order.
+pub fn stmt_operands(s: &Stmt) -> impl Iterator<Item = &Expr> {
+    let (a, b) = match &s.kind {
+        StmtKind::Let { init: e, .. }
+        | StmtKind::Assign { value: e, .. }
+        | StmtKind::Expr(e)
+        | StmtKind::WriteOutput { value: e, .. }
+        | StmtKind::Return(Some(e))
+        | StmtKind::While { cond: e, .. } => (Some(e), None),
+        StmtKind::Scatter { pos, value, .. } => (Some(pos), Some(value)),
+        _ => (None, None),
+    };
+    a.into_iter().chain(b)
+}
+
+/// The blocks nested directly in a statement (loop bodies).
+fn stmt_blocks(s: &Stmt) -> Option<&Block> {
+    match &s.kind {
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body } => {
+            Some(body)
+        }
+        _ => None,
+    }
+}
+
+/// Calls `f` on every expression of `block`, parents before children,
+/// including expressions nested in statements and in the blocks of `if`
+/// and block expressions.
+pub fn walk_block<'e>(block: &'e Block, f: &mut dyn FnMut(&'e Expr)) {
+    for s in &block.stmts {
+        walk_stmt(s, f);
+    }
+    if let Some(t) = &block.tail {
+        walk_expr(t, f);
+    }
+}
+
+/// Calls `f` on every expression of a statement (see [`walk_block`]).
+pub fn walk_stmt<'e>(s: &'e Stmt, f: &mut dyn FnMut(&'e Expr)) {
+    for e in stmt_operands(s) {
+        walk_expr(e, f);
+    }
+    if let Some(b) = stmt_blocks(s) {
+        walk_block(b, f);
+    }
+}
+
+/// Calls `f` on `e` and then on every expression inside it.
+pub fn walk_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
+    f(e);
+    for_each_operand(e, &mut |x| walk_expr(x, f));
+    match &e.kind {
+        ExprKind::If { then, else_, .. } => {
+            walk_block(then, f);
+            walk_block(else_, f);
+        }
+        ExprKind::Block(b) => walk_block(b, f),
+        _ => {}
+    }
+}
+
+/// Calls `f` on every statement of `block` and of every block nested in it
+/// (loop bodies, `if` branches, block expressions), parents first.
+pub fn walk_stmts<'e>(block: &'e Block, f: &mut dyn FnMut(&'e Stmt)) {
+    fn in_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Stmt)) {
+        for_each_operand(e, &mut |x| in_expr(x, f));
+        match &e.kind {
+            ExprKind::If { then, else_, .. } => {
+                walk_stmts(then, f);
+                walk_stmts(else_, f);
+            }
+            ExprKind::Block(b) => walk_stmts(b, f),
+            _ => {}
+        }
+    }
+    for s in &block.stmts {
+        f(s);
+        for e in stmt_operands(s) {
+            in_expr(e, f);
+        }
+        if let Some(b) = stmt_blocks(s) {
+            walk_stmts(b, f);
+        }
+    }
+    if let Some(t) = &block.tail {
+        in_expr(t, f);
+    }
+}

@@ -102,7 +102,16 @@ impl Value {
     /// Bitwise identity (NaN payloads and the sign of zero included).
     pub fn bit_eq(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Float { lanes: a, width: wa }, Value::Float { lanes: b, width: wb }) => {
+            (
+                Value::Float {
+                    lanes: a,
+                    width: wa,
+                },
+                Value::Float {
+                    lanes: b,
+                    width: wb,
+                },
+            ) => {
                 wa == wb
                     && a[..*wa as usize]
                         .iter()

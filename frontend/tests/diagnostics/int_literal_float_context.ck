@@ -1,0 +1,4 @@
+// expect: CK0021
+kernel k(x: In<f32>, r: Out<f32>) {
+    r = x * 2;
+}

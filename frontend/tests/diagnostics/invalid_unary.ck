@@ -1,0 +1,4 @@
+// expect: CK0028
+kernel k(a: In<f32>, r: Out<f32>) {
+    r = !a;
+}

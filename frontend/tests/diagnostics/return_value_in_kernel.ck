@@ -1,0 +1,5 @@
+// expect: CK0038
+kernel k(a: In<f32>, r: Out<f32>) {
+    r = a;
+    return a;
+}

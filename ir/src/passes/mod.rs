@@ -1,0 +1,93 @@
+//! Target-independent optimisation passes, one per file, and the pipeline
+//! [`optimize`] that runs them per optimisation level.
+
+pub mod cse;
+pub mod dce;
+pub mod fold;
+
+use crate::cost::CostModel;
+use crate::graph::Module;
+use crate::verify::{self, VerifyErrors};
+
+/// Optimisation level (`-O0`, `-O1`, `-O2`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Default)]
+pub enum OptLevel {
+    /// No passes: the IR as lowered.
+    O0,
+    /// Cheap cleanups: folding, simplification, CSE, DCE.
+    O1,
+    /// Everything: also unrolling, loop-invariant code motion,
+    /// if-conversion and multiply-add formation.
+    #[default]
+    O2,
+}
+
+/// When to run the verifier between passes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VerifyEach {
+    /// After every pass (debug builds and tests).
+    Yes,
+    /// Only at the end.
+    No,
+}
+
+/// Options of the pipeline.
+pub struct Options<'c> {
+    /// The level.
+    pub level: OptLevel,
+    /// Fully unroll a loop with a known trip count when trips × body nodes
+    /// stays within this many nodes.
+    pub unroll_budget: usize,
+    /// The target's costs for if-conversion.
+    pub cost: &'c dyn CostModel,
+    /// Verify after each pass.
+    pub verify_each: VerifyEach,
+}
+
+impl Options<'_> {
+    /// The default options for `level` with the default cost model.
+    pub fn new(level: OptLevel) -> Options<'static> {
+        Options {
+            level,
+            unroll_budget: 512,
+            cost: &crate::cost::DefaultCost,
+            verify_each: if cfg!(debug_assertions) {
+                VerifyEach::Yes
+            } else {
+                VerifyEach::No
+            },
+        }
+    }
+}
+
+/// One pass: its name (for messages) and its entry point, which returns
+/// whether it changed anything.
+type Pass = (&'static str, fn(&mut Module, &Options) -> bool);
+
+/// Runs the pipeline of `options.level` on `m`, to a fixpoint (bounded).
+///
+/// # Errors
+/// A verifier failure after some pass (an internal error naming the pass).
+pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
+    let passes: &[Pass] = match options.level {
+        OptLevel::O0 => &[],
+        OptLevel::O1 | OptLevel::O2 => &[
+            ("fold", |m, _| fold::run(m)),
+            ("cse", |m, _| cse::run(m)),
+            ("dce", |m, _| dce::run(m)),
+        ],
+    };
+    for _round in 0..8 {
+        let mut changed = false;
+        for (name, pass) in passes {
+            changed |= pass(m, options);
+            if options.verify_each == VerifyEach::Yes {
+                verify::check(m, name)?;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
