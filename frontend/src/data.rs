@@ -63,7 +63,14 @@ impl StreamData {
             ) | (StreamBuffer::U8(_), StreamType::Unorm8x4)
                 | (StreamBuffer::U16(_), StreamType::U16)
         );
-        storage_ok && self.channels == ty.channels()
+        let len = match &self.buffer {
+            StreamBuffer::F32(v) => v.len(),
+            StreamBuffer::U8(v) => v.len(),
+            StreamBuffer::U16(v) => v.len(),
+        };
+        storage_ok
+            && self.channels == ty.channels()
+            && len == self.width * self.height * self.channels
     }
 
     /// Element `(i, j)` as it reads in a kernel: floats as stored, bytes as

@@ -66,14 +66,14 @@ impl Value {
             Value::Unit => Type::Unit,
             Value::Bool(_) => Type::Bool,
             Value::I32(_) => Type::I32,
-            Value::Float { width, .. } => Type::float(*width),
+            Value::Float { width, .. } => Type::float((*width).clamp(1, 4)),
         }
     }
 
     /// The meaningful lanes of a float value (empty for other values).
     pub fn lanes(&self) -> &[f32] {
         match self {
-            Value::Float { lanes, width } => &lanes[..*width as usize],
+            Value::Float { lanes, width } => &lanes[..(*width as usize).min(4)],
             _ => &[],
         }
     }
@@ -113,9 +113,9 @@ impl Value {
                 },
             ) => {
                 wa == wb
-                    && a[..*wa as usize]
+                    && a[..(*wa as usize).min(4)]
                         .iter()
-                        .zip(&b[..*wb as usize])
+                        .zip(&b[..(*wb as usize).min(4)])
                         .all(|(x, y)| x.to_bits() == y.to_bits())
             }
             _ => self == other,
@@ -138,11 +138,12 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::I32(v) => write!(f, "{v}"),
             Value::Float { lanes, width } => {
-                if *width == 1 {
+                let width = (*width).clamp(1, 4);
+                if width == 1 {
                     return write!(f, "{}", FloatLit(lanes[0]));
                 }
                 write!(f, "vec{width}(")?;
-                for (i, x) in lanes[..*width as usize].iter().enumerate() {
+                for (i, x) in lanes[..width as usize].iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }

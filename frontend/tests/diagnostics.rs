@@ -38,10 +38,10 @@ fn run_case(path: &Path) -> Result<(), String> {
     let warnings = header(&source, "warn:");
     let compiled = compile(&source, &CheckOptions { target });
     let mut diags = compiled.diagnostics.clone();
-    if let Some(program) = &compiled.program {
-        if let Err(d) = select_entry(program, None) {
-            diags.push(d);
-        }
+    if let Some(program) = &compiled.program
+        && let Err(d) = select_entry(program, None)
+    {
+        diags.push(d);
     }
     let mut errors: Vec<String> = diags
         .iter()

@@ -209,3 +209,30 @@ pub fn remove_theta_var(m: &mut Module, t: NodeId, k: usize) {
         };
     }
 }
+
+/// Adds a loop variable to theta `t` that enters as `init` and never
+/// changes; returns its argument in the body.
+pub fn add_invariant_theta_var(m: &mut Module, t: NodeId, init: Value) -> Value {
+    let Op::Theta(th) = m.node(t).op else {
+        return init;
+    };
+    let k = m.node(t).outputs.len();
+    let ty = m.ty(init);
+    let body = th.body;
+    let arg = m.region_mut(body).graph.add_node(crate::graph::Node {
+        op: Op::Argument(k as u32),
+        outputs: smallvec::smallvec![ty],
+    });
+    m.region_mut(body).arguments.push(arg);
+    let arg_value = Value {
+        node: NodeId {
+            region: body,
+            index: arg,
+        },
+        port: 0,
+    };
+    m.add_result(body, arg_value);
+    m.node_mut(t).outputs.push(ty);
+    m.connect(init, t, k as u16);
+    arg_value
+}

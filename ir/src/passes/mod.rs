@@ -4,6 +4,11 @@
 pub mod cse;
 pub mod dce;
 pub mod fold;
+pub mod if_convert;
+pub mod licm;
+pub mod mad;
+pub mod simplify;
+pub mod unroll;
 
 use crate::cost::CostModel;
 use crate::graph::Module;
@@ -71,10 +76,20 @@ type Pass = (&'static str, fn(&mut Module, &Options) -> bool);
 pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
     let passes: &[Pass] = match options.level {
         OptLevel::O0 => &[],
-        OptLevel::O1 | OptLevel::O2 => &[
+        OptLevel::O1 => &[
             ("fold", |m, _| fold::run(m)),
+            ("simplify", |m, _| simplify::run(m)),
             ("cse", |m, _| cse::run(m)),
             ("dce", |m, _| dce::run(m)),
+        ],
+        OptLevel::O2 => &[
+            ("fold", |m, _| fold::run(m)),
+            ("simplify", |m, _| simplify::run(m)),
+            ("cse", |m, _| cse::run(m)),
+            ("dce", |m, _| dce::run(m)),
+            ("unroll", |m, o| unroll::run(m, o.unroll_budget)),
+            ("licm", |m, _| licm::run(m)),
+            ("if-convert", |m, o| if_convert::run(m, o.cost)),
         ],
     };
     for _round in 0..8 {
@@ -87,6 +102,16 @@ pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
         }
         if !changed {
             break;
+        }
+    }
+    // Multiply-adds last, so that folding and simplification see the
+    // plain operations.
+    if options.level == OptLevel::O2 {
+        mad::run(m);
+        cse::run(m);
+        dce::run(m);
+        if options.verify_each == VerifyEach::Yes {
+            verify::check(m, "mad")?;
         }
     }
     Ok(())

@@ -1,0 +1,73 @@
+//! Multiply-add formation: `a * b + c` (either order), `a * b - c` and
+//! `c - a * b` become `mad`, when the multiply has no other use. The
+//! hardware's MAD rounds twice, like the separate operations, so forming it
+//! never changes a result; the negations it introduces are free input
+//! modifiers on both targets.
+
+use crate::graph::{Module, NodeId, RegionId, Value};
+use crate::op::{BinOp, Op, UnOp};
+
+/// Runs MAD formation over the whole module. Returns `true` if anything
+/// changed.
+pub fn run(m: &mut Module) -> bool {
+    let regions: Vec<RegionId> = m.region_ids().collect();
+    let mut changed = false;
+    for r in regions {
+        if m.regions[r.index()].is_none() {
+            continue;
+        }
+        let Some(order) = m.topo_order(r) else {
+            continue;
+        };
+        for n in order {
+            if m.contains(n) {
+                changed |= node(m, n);
+            }
+        }
+    }
+    changed
+}
+
+/// The operands of `v` if it is a multiply used only once.
+fn single_use_mul(m: &Module, v: Value) -> Option<(Value, Value)> {
+    if m.node(v.node).op != Op::Binary(BinOp::FMul) || m.users(v).len() != 1 {
+        return None;
+    }
+    let i = m.inputs(v.node);
+    Some((i[0], i[1]))
+}
+
+fn node(m: &mut Module, n: NodeId) -> bool {
+    let Op::Binary(b @ (BinOp::FAdd | BinOp::FSub)) = m.node(n).op else {
+        return false;
+    };
+    let inputs = m.inputs(n);
+    let (x, y) = (inputs[0], inputs[1]);
+    let r = n.region;
+    let (mul, a, bb, c) = if let Some((a, bb)) = single_use_mul(m, x) {
+        // a*b + y, a*b - y
+        let c = if b == BinOp::FSub {
+            m.op(r, Op::Unary(UnOp::FNeg), &[y])
+        } else {
+            y
+        };
+        (x, a, bb, c)
+    } else if let Some((a, bb)) = single_use_mul(m, y) {
+        // x + a*b, x - a*b = (-a)*b + x
+        let a = if b == BinOp::FSub {
+            m.op(r, Op::Unary(UnOp::FNeg), &[a])
+        } else {
+            a
+        };
+        (y, a, bb, x)
+    } else {
+        return false;
+    };
+    let mad = m.op(r, Op::Mad, &[a, bb, c]);
+    m.replace_uses(m.output(n, 0), mad);
+    m.remove_node(n);
+    if !m.has_users(mul.node) {
+        m.remove_node(mul.node);
+    }
+    true
+}
