@@ -261,6 +261,14 @@ pub fn i32_to_f32(x: i32) -> f32 {
     x as f32
 }
 
+/// A gather or scatter coordinate: rounded down (with denormals flushed,
+/// so a negative denormal counts as 0), NaN as 0, saturating at the `i64`
+/// range (positions are then clamped or dropped by the caller).
+#[inline]
+pub fn coordinate(x: f32) -> i64 {
+    floor(x) as i64
+}
+
 /// `i32` division; by zero gives 0; `MIN / -1` wraps to `MIN`.
 #[inline]
 pub fn idiv(a: i32, b: i32) -> i32 {

@@ -201,14 +201,9 @@ fn write(s: &mut StreamData, i: usize, j: usize, c: usize, lanes: &[f32]) {
     }
 }
 
-/// Floors a gather/scatter coordinate to an integer; NaN counts as 0.
+/// A gather/scatter coordinate, as the reference interpreter computes it.
 fn coordinate(x: f32) -> i64 {
-    let f = x.floor();
-    if f.is_nan() {
-        0
-    } else {
-        f.clamp(-1e15, 1e15) as i64
-    }
+    n::coordinate(x)
 }
 
 impl Machine<'_, '_> {

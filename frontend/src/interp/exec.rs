@@ -496,7 +496,7 @@ fn read(binding: &Binding, i: i64, j: i64) -> Value {
 /// `floor`, so a negative denormal counts as zero), NaN as 0, infinities
 /// and huge values saturated (Rust's float-to-int `as`).
 fn coordinate(x: f32) -> i64 {
-    numerics::floor(x) as i64
+    numerics::coordinate(x)
 }
 
 /// The row-major index of scatter position `p` in `domain`, or `None` if it
