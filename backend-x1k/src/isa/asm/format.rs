@@ -212,7 +212,39 @@ fn alpha_mask_text(mask: AlphaMask) -> &'static str {
     if mask.is_on() { "a" } else { "_" }
 }
 
+/// Whether everything a half prints (all but its sources) is the default:
+/// the half is then printed as a bare `_`.
+fn rgb_half_is_default(h: &RgbHalf, writes: &AluWrites) -> bool {
+    let writes_default = match writes {
+        AluWrites::Output(o) => o.rgb_mask.is_empty() && o.rgb_target == RenderTarget::A,
+        AluWrites::Predicate(p) => p.rgb_mask.is_empty() && p.rgb_op == CompareOp::Eq,
+    };
+    writes_default
+        && RgbHalf {
+            sources: RgbHalf::default().sources,
+            ..*h
+        } == RgbHalf::default()
+}
+
+fn alpha_half_is_default(h: &AlphaHalf, writes: &AluWrites) -> bool {
+    let writes_default = match writes {
+        AluWrites::Output(o) => {
+            !o.alpha_mask.is_on() && o.alpha_target == RenderTarget::A && !o.w.is_on()
+        }
+        AluWrites::Predicate(p) => !p.alpha_mask.is_on() && p.alpha_op == CompareOp::Eq,
+    };
+    writes_default
+        && AlphaHalf {
+            sources: AlphaHalf::default().sources,
+            ..*h
+        } == AlphaHalf::default()
+}
+
 fn format_rgb_half(out: &mut String, h: &RgbHalf, writes: &AluWrites) {
+    if rgb_half_is_default(h, writes) {
+        out.push('_');
+        return;
+    }
     let mut dests = Vec::new();
     if !h.write_mask.is_empty() || h.dest != TempAddr::default() {
         dests.push(rgb_mask_dest(&temp(h.dest), h.write_mask));
@@ -246,6 +278,10 @@ fn format_rgb_half(out: &mut String, h: &RgbHalf, writes: &AluWrites) {
 }
 
 fn format_alpha_half(out: &mut String, h: &AlphaHalf, writes: &AluWrites) {
+    if alpha_half_is_default(h, writes) {
+        out.push('_');
+        return;
+    }
     let mut dests = Vec::new();
     if h.write_mask.is_on() || h.dest != TempAddr::default() {
         dests.push(format!(

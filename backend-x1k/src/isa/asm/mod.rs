@@ -4,7 +4,7 @@
 //! ```text
 //!   0: tex r0.rgba = ld(t0, r0.rgaa) acquire sem_wait
 //!   1: alu r1.rgb = mad(s0.rgb, s1.rrr, -s2.rgb) x2 sat ; r1.a = rcp(s1.a) ; s0=r0 s1=c3 s2=r2|_
-//!   2: alu p.r<0 = mad(s0.rgb, s0.111, s1.rgb) ; _ = mad(s0.r) ; s0=r1 s1=c0 alu_result=r<0
+//!   2: alu p.r<0 = mad(s0.rgb, s0.111, s1.rgb) ; _ ; s0=r1 s1=c0 alu_result=r<0
 //!   3: fc jump 6 func=!alu b_op0=incr b_op1=incr alu_wait
 //!   4: out o0.rgb = max(s0.rgb, s0.rgb) omod_off ; o0.a = max(s0.a, s0.a) omod_off ; s0=r0 sem_wait
 //! ```

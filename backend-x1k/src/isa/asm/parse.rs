@@ -98,7 +98,8 @@ struct HalfDests {
 
 struct HalfText {
     dests: HalfDests,
-    op_pos: usize,
+    /// Where the opcode is; `None` for a bare `_` half.
+    op_pos: Option<usize>,
     inputs: SmallVec<[ParsedInput; 3]>,
     omod: OutputModifier,
     clamp: bool,
@@ -623,35 +624,41 @@ impl<'a> Cursor<'a> {
     }
 
     fn half(&mut self, unit: Unit, is_out: bool) -> PResult<HalfText> {
-        let dests = self.half_dests(unit, is_out)?;
+        let mut h = HalfText {
+            dests: HalfDests::default(),
+            op_pos: None,
+            inputs: SmallVec::new(),
+            omod: OutputModifier::Mul1,
+            clamp: false,
+            presub: PresubOp::Bias,
+            predicate: None,
+        };
+        // A bare `_`: the all-default half (MAD of default inputs, no writes).
+        self.ws();
+        let save = self.pos;
+        if self.eat("_") && matches!(self.peek(), None | Some(';') | Some('#')) {
+            return Ok(h);
+        }
+        self.pos = save;
+        h.dests = self.half_dests(unit, is_out)?;
         self.expect("=", "`=`")?;
         self.ws();
-        let op_pos = self.pos;
+        h.op_pos = Some(self.pos);
         self.ident()
             .ok_or_else(|| self.err(AsmErrorKind::Expected("an opcode")))?;
         self.expect("(", "`(`")?;
-        let mut inputs = SmallVec::new();
         if !self.eat(")") {
             loop {
-                if inputs.len() == 3 {
+                if h.inputs.len() == 3 {
                     return Err(self.err(AsmErrorKind::Expected("`)` (at most 3 inputs)")));
                 }
-                inputs.push(self.alu_input(unit)?);
+                h.inputs.push(self.alu_input(unit)?);
                 if self.eat(")") {
                     break;
                 }
                 self.expect(",", "`,` or `)`")?;
             }
         }
-        let mut h = HalfText {
-            dests,
-            op_pos,
-            inputs,
-            omod: OutputModifier::Mul1,
-            clamp: false,
-            presub: PresubOp::Bias,
-            predicate: None,
-        };
         let (mut seen_omod, mut seen_presub) = (false, false);
         while !matches!(self.peek(), None | Some(';') | Some('#')) {
             let (pos, word) =
@@ -865,17 +872,23 @@ impl<'a> Cursor<'a> {
         sources: [AluSource; 3],
         selects: &[InputSelect],
     ) -> PResult<RgbHalf> {
-        let name = self.op_name(t.op_pos);
-        let op = RgbOp::from_mnemonic(name).ok_or_else(|| {
-            self.err_at(
-                t.op_pos,
-                AsmErrorKind::Unknown {
-                    what: "RGB opcode",
-                    found: name.to_string(),
-                },
-            )
-        })?;
-        self.check_arity(t.op_pos, op.mnemonic(), t.inputs.len(), rgb_arity(op))?;
+        let op = match t.op_pos {
+            None => RgbOp::Mad,
+            Some(pos) => {
+                let name = self.op_name(pos);
+                let op = RgbOp::from_mnemonic(name).ok_or_else(|| {
+                    self.err_at(
+                        pos,
+                        AsmErrorKind::Unknown {
+                            what: "RGB opcode",
+                            found: name.to_string(),
+                        },
+                    )
+                })?;
+                self.check_arity(pos, op.mnemonic(), t.inputs.len(), rgb_arity(op))?;
+                op
+            }
+        };
         let mut inputs = [RgbInput::default(); 3];
         for ((slot, p), sel) in inputs.iter_mut().zip(&t.inputs).zip(selects) {
             *slot = RgbInput {
@@ -904,17 +917,23 @@ impl<'a> Cursor<'a> {
         sources: [AluSource; 3],
         selects: &[InputSelect],
     ) -> PResult<AlphaHalf> {
-        let name = self.op_name(t.op_pos);
-        let op = AlphaOp::from_mnemonic(name).ok_or_else(|| {
-            self.err_at(
-                t.op_pos,
-                AsmErrorKind::Unknown {
-                    what: "alpha opcode",
-                    found: name.to_string(),
-                },
-            )
-        })?;
-        self.check_arity(t.op_pos, op.mnemonic(), t.inputs.len(), alpha_arity(op))?;
+        let op = match t.op_pos {
+            None => AlphaOp::Mad,
+            Some(pos) => {
+                let name = self.op_name(pos);
+                let op = AlphaOp::from_mnemonic(name).ok_or_else(|| {
+                    self.err_at(
+                        pos,
+                        AsmErrorKind::Unknown {
+                            what: "alpha opcode",
+                            found: name.to_string(),
+                        },
+                    )
+                })?;
+                self.check_arity(pos, op.mnemonic(), t.inputs.len(), alpha_arity(op))?;
+                op
+            }
+        };
         let mut inputs = [AlphaInput::default(); 3];
         for ((slot, p), sel) in inputs.iter_mut().zip(&t.inputs).zip(selects) {
             *slot = AlphaInput {
