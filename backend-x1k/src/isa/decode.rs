@@ -300,7 +300,6 @@ fn decode_alu(words: &[u32; WORDS_PER_SLOT], inst_type: InstType) -> Result<AluI
     let cmn = UsCmnInst(w0);
     let rgb_inst = UsAluRgbInst(w3);
     let alpha_inst = UsAluAlphaInst(w4);
-    let rgba_inst = UsAluRgbaInst(w5);
 
     let (rgb_sources, rgb_presub) = address_word!(UsAluRgbAddr, w1);
     let (alpha_sources, alpha_presub) = address_word!(UsAluAlphaAddr, w2);
@@ -443,7 +442,6 @@ fn decode_alu(words: &[u32; WORDS_PER_SLOT], inst_type: InstType) -> Result<AluI
         }
         None
     };
-    let _ = rgba_inst;
 
     Ok(AluInst {
         rgb,
@@ -620,7 +618,7 @@ fn decode_tex(words: &[u32; WORDS_PER_SLOT]) -> Result<TexInst, DecodeError> {
 /// 6; otherwise the first slot that does not decode. (The 512-slot limit is
 /// the validator's to check.)
 pub fn decode_program(words: &[u32]) -> Result<Vec<Inst>, ProgramDecodeError> {
-    if words.len() % WORDS_PER_SLOT != 0 {
+    if !words.len().is_multiple_of(WORDS_PER_SLOT) {
         return Err(ProgramDecodeError::PartialSlot {
             len: words.len(),
             unit: "words",
@@ -644,7 +642,7 @@ pub fn decode_program(words: &[u32]) -> Result<Vec<Inst>, ProgramDecodeError> {
 /// As [`decode_program`]; also if the length is not a multiple of 24 bytes.
 pub fn decode_program_bytes(bytes: &[u8]) -> Result<Vec<Inst>, ProgramDecodeError> {
     let per_slot = 4 * WORDS_PER_SLOT;
-    if bytes.len() % per_slot != 0 {
+    if !bytes.len().is_multiple_of(per_slot) {
         return Err(ProgramDecodeError::PartialSlot {
             len: bytes.len(),
             unit: "bytes",

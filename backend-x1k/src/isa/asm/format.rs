@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::isa::decode::{DecodeError, decode};
+use crate::isa::decode::decode;
 use crate::isa::encode::WORDS_PER_SLOT;
 use crate::isa::enums::{
     AddrStackOp, BranchOp, Channel, CompareOp, InputModifier, InputSelect, OutputModifier,
@@ -70,11 +70,7 @@ pub fn disassemble_words(words: &[u32]) -> String {
                 let _ = writeln!(out, "{slot:>3}: {}", format_inst(&inst));
             }
             Err(e) => {
-                let _ = writeln!(
-                    out,
-                    "# {slot:>3}: {}  # {e}",
-                    format_raw_slot(&slot_words, Some(&e))
-                );
+                let _ = writeln!(out, "# {slot:>3}: {}  # {e}", format_raw_slot(&slot_words));
             }
         }
     }
@@ -84,7 +80,7 @@ pub fn disassemble_words(words: &[u32]) -> String {
 /// Every non-zero field of a slot's words, by name, for its `TYPE`, walking
 /// the field table: `US_CMN_INST{TYPE=3 TEX_SEM_WAIT=1 ...} US_TEX_INST{...}`.
 /// Bits of unused words or reserved bits are printed as `word3=0x...`.
-pub fn format_raw_slot(words: &[u32; WORDS_PER_SLOT], _error: Option<&DecodeError>) -> String {
+pub fn format_raw_slot(words: &[u32; WORDS_PER_SLOT]) -> String {
     let mut out = String::new();
     let layout = slot_layout(words[0] & 3);
     for (i, (word, usage)) in words.iter().zip(layout).enumerate() {
@@ -140,10 +136,7 @@ fn source(s: AluSource) -> String {
     match s {
         AluSource::Temp(t) => t.to_string(),
         AluSource::Const(c) => c.to_string(),
-        AluSource::Inline(k) if s == AluSource::UNUSED => {
-            let _ = k;
-            "_".to_string()
-        }
+        AluSource::Inline(_) if s == AluSource::UNUSED => "_".to_string(),
         AluSource::Inline(k) => k.to_string(),
     }
 }

@@ -30,8 +30,10 @@
 //! allocates source slots for them. The complete grammar, defaults and
 //! rationale are in `docs/isa-x1k.md`.
 
+mod cursor;
 mod format;
 mod parse;
+mod parse_alu;
 
 pub use format::{disassemble_words, format_inst, format_program, format_raw_slot};
 pub use parse::{parse_inst, parse_program};
