@@ -8,6 +8,8 @@
 //! * [`enums`]: every enumerated field value with its code and spelling.
 //! * [`operand`], [`inline_const`]: registers, sources, masks, inline constants.
 //! * [`inst`]: the typed [`Inst`] (ALU/OUT, FC, TEX).
+//! * [`fc_statements`]: the CTM §3.5.4 flow-control statements (IF, LOOP,
+//!   BREAK, CALL, ...) as [`FcInst`] constructors and a classifier.
 //! * [`encode`](mod@encode), [`decode`](mod@decode): words ↔ [`Inst`], and
 //!   programs ↔ `.text` words/bytes.
 //! * [`program_regs`]: the program-level registers (`US_CONFIG`, `US_CODE_*`, ...).
@@ -21,6 +23,7 @@ pub mod asm;
 pub mod decode;
 pub mod encode;
 pub mod enums;
+pub mod fc_statements;
 pub mod fields;
 pub mod inline_const;
 pub mod inst;
@@ -37,6 +40,7 @@ pub use enums::{
     InputSelect, InstType, OutputModifier, PredSel, PresubOp, RenderTarget, RgbOp, Swizzle,
     TexOpcode, UnknownCode,
 };
+pub use fc_statements::{DynamicCondition, ElseBranch, FcCondition, FcStatement, LoopKind};
 pub use inline_const::{InlineConst, inline_constant_code, inline_constant_value};
 pub use inst::{
     AlphaHalf, AlphaInput, AluInst, AluResult, AluWrites, FcInst, FcPredicate, Inst,

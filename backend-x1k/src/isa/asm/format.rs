@@ -13,6 +13,7 @@ use crate::isa::enums::{
     AddrStackOp, BranchOp, Channel, CompareOp, InputModifier, InputSelect, OutputModifier,
     PresubOp, RenderTarget,
 };
+use crate::isa::fc_statements::FcStatement;
 use crate::isa::fields::slot_layout;
 use crate::isa::inst::{
     AlphaHalf, AlphaInput, AluInst, AluWrites, FcInst, Inst, JumpAddressing, Predicate, RgbHalf,
@@ -40,13 +41,25 @@ pub fn format_inst(inst: &Inst) -> String {
 }
 
 /// Format a program, one instruction per line, each prefixed by its slot
-/// number (`  3: alu ...`). [`super::parse_program`] reads it back.
+/// number (`  3: alu ...`); an FC instruction that is one of the CTM §3.5.4
+/// statements gets a comment naming it (`# if p.r`, `# call`).
+/// [`super::parse_program`] reads it back (comments are ignored).
 pub fn format_program(insts: &[Inst]) -> String {
     let mut out = String::new();
     for (slot, inst) in insts.iter().enumerate() {
-        let _ = writeln!(out, "{slot:>3}: {}", format_inst(inst));
+        let _ = writeln!(out, "{slot:>3}: {}{}", format_inst(inst), annotation(inst));
     }
     out
+}
+
+/// `  # <statement>` for an FC instruction matching a CTM §3.5.4 row.
+fn annotation(inst: &Inst) -> String {
+    match inst {
+        Inst::Fc(f) => FcStatement::classify(f)
+            .map(|s| format!("  # {s}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
 }
 
 /// Disassemble raw program words: like [`format_program`], but a slot that
@@ -67,7 +80,12 @@ pub fn disassemble_words(words: &[u32]) -> String {
         }
         match decode(&slot_words) {
             Ok(inst) => {
-                let _ = writeln!(out, "{slot:>3}: {}", format_inst(&inst));
+                let _ = writeln!(
+                    out,
+                    "{slot:>3}: {}{}",
+                    format_inst(&inst),
+                    annotation(&inst)
+                );
             }
             Err(e) => {
                 let _ = writeln!(out, "# {slot:>3}: {}  # {e}", format_raw_slot(&slot_words));
