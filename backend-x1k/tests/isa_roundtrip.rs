@@ -57,3 +57,32 @@ fn print_samples() {
         println!("{}", format_inst(&inst));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// The assembler never panics: on arbitrary text, and on valid lines with
+    /// a character deleted, replaced or inserted.
+    #[test]
+    fn parser_never_panics(
+        text in "\\PC{0,80}",
+        inst in common::inst(),
+        edit in any::<(usize, char, u8)>(),
+    ) {
+        let _ = parse_inst(&text);
+        let _ = parse_program(&text);
+        let line = format_inst(&inst);
+        let mut chars: Vec<char> = line.chars().collect();
+        let at = edit.0 % (chars.len() + 1);
+        match edit.2 % 3 {
+            0 if at < chars.len() => { chars.remove(at); }
+            1 if at < chars.len() => chars[at] = edit.1,
+            _ => chars.insert(at, edit.1),
+        }
+        let edited: String = chars.into_iter().collect();
+        if let Ok(parsed) = parse_inst(&edited) {
+            // Whatever parses must format back to something that parses to it.
+            prop_assert_eq!(parse_inst(&format_inst(&parsed)), Ok(parsed));
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! Decoding six words into a typed [`Inst`], strictly.
 //!
-//! The decoder accepts exactly the words [`super::encode`] can produce, so
+//! The decoder accepts exactly the words [`super::encode()`] can produce, so
 //! `encode(&decode(w)?) == w` for every accepted `w`. It rejects, each with
 //! a typed [`DecodeError`] naming the word, field and value:
 //!

@@ -1,7 +1,7 @@
 //! Every enumerated field value of the X1K instruction words, each defined
 //! once with its numeric code and its assembly spelling.
 //!
-//! The [`isa_enum!`] table generates, per enumeration, `TryFrom<u32>` (an
+//! The `isa_enum!` table generates, per enumeration, `TryFrom<u32>` (an
 //! unknown code is an [`UnknownCode`] error, never a default), `code()`,
 //! `ALL` (every defined value, in code order, used by the golden tests and
 //! proptest strategies), `mnemonic()` and `from_mnemonic()` (used by the

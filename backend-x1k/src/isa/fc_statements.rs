@@ -353,7 +353,7 @@ impl fmt::Display for FcStatement {
             ),
             FcStatement::Else => f.write_str("else"),
             FcStatement::EndIf { frames } if frames.get() == 1 => f.write_str("endif"),
-            FcStatement::EndIf { frames } => write!(f, "endif ×{}", frames.get()),
+            FcStatement::EndIf { frames } => write!(f, "endif ({} frames)", frames.get()),
             FcStatement::Loop(i) => write!(f, "loop {i}"),
             FcStatement::EndLoop(i) => write!(f, "endloop {i}"),
             FcStatement::Rep(i) => write!(f, "rep {i}"),

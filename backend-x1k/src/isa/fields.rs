@@ -1,7 +1,7 @@
 //! The one definition of every bit field of the X1K fragment-program ("US")
 //! instruction words and of the program-level registers.
 //!
-//! Each register is one row of the [`registers!`] table below: its manual
+//! Each register is one row of the `registers!` table below: its manual
 //! name, where it lives (a word of the 6-dword instruction slot, or an MMIO
 //! address), and its fields as `NAME: hi:lo`. From that table the macro
 //! generates, per register,
@@ -504,7 +504,7 @@ registers! {
 
     /// `US_FC_BOOL_CONST` (§10).
     UsFcBoolConst = "US_FC_BOOL_CONST" at Location::Mmio(0x4620) => {
-        /// Boolean constants 0..31, bit N = b[N].
+        /// Boolean constants 0..31, bit N = boolean N.
         KBOOL: 31:0,
     }
 

@@ -6,7 +6,7 @@
 //! table, unused words, reserved bits) do not, and the decoder requires them
 //! to be zero. Invalid states are unrepresentable where the manual says
 //! "must" (an FC predicate cannot be per-channel, CTM §3.5.1; gradients exist
-//! only for DXDY), so [`crate::isa::encode`] is total.
+//! only for DXDY), so [`crate::isa::encode()`] is total.
 //!
 //! The ALU is split into its two units, which are different types (style §3):
 //! [`RgbHalf`] (vec3: three-channel swizzles, 3-bit write masks, [`RgbOp`])

@@ -2,7 +2,7 @@
 //! indices, source addresses, write masks, texture ids, slot indices.
 //!
 //! Every type here can only hold values its field can encode (constructors
-//! check ranges), so [`crate::isa::encode`] never fails and never truncates.
+//! check ranges), so [`crate::isa::encode()`] never fails and never truncates.
 
 use std::fmt;
 
