@@ -30,6 +30,13 @@ proptest! {
     }
 
     #[test]
+    fn sparse_instructions_round_trip(inst in common::sparse_inst()) {
+        let text = format_inst(&inst);
+        prop_assert_eq!(parse_inst(&text), Ok(inst), "text: {}", text);
+        prop_assert_eq!(decode(&encode(&inst)), Ok(inst));
+    }
+
+    #[test]
     fn accepted_words_re_encode(words in common::words()) {
         if let Ok(inst) = decode(&words) {
             prop_assert_eq!(encode(&inst), words);

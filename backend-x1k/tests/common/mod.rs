@@ -345,3 +345,38 @@ pub fn words() -> impl Strategy<Value = [u32; 6]> {
         inst().prop_map(|i| encode(&i)),
     ]
 }
+
+/// Instructions close to the defaults (whole halves, writes and flags left
+/// at their defaults), which exercise the printer's "omit defaults" rules.
+pub fn sparse_inst() -> impl Strategy<Value = Inst> {
+    let rgb = prop_oneof![Just(RgbHalf::default()), rgb_half()];
+    let alpha = prop_oneof![Just(AlphaHalf::default()), alpha_half()];
+    let writes = prop_oneof![
+        Just(AluWrites::default()),
+        Just(AluWrites::Output(OutputWrites::default())),
+        alu_writes()
+    ];
+    let alu = (rgb, alpha, writes, any::<u8>()).prop_map(|(mut rgb, mut alpha, writes, bits)| {
+        if bits & 1 != 0 {
+            rgb.sources = [AluSource::UNUSED; 3];
+        }
+        if bits & 2 != 0 {
+            alpha.sources = rgb.sources;
+        }
+        Inst::Alu(AluInst {
+            rgb,
+            alpha,
+            writes,
+            sem_wait: bits & 4 != 0,
+            ..AluInst::default()
+        })
+    });
+    let tex = (tex_op(), any::<bool>()).prop_map(|(op, wait)| {
+        Inst::Tex(TexInst {
+            op,
+            sem_wait: wait,
+            ..TexInst::default()
+        })
+    });
+    prop_oneof![alu, tex, Just(Inst::Fc(FcInst::default()))]
+}
