@@ -206,6 +206,7 @@ impl Cx<'_, '_> {
                 Some(node(tast::ExprKind::Local(l), ty, id.span))
             }
             Found::Param(p) => self.param_value(p, id),
+            Found::Failed => None,
             Found::Const(i) => {
                 let v = self.ck.const_value(i, id.span)?;
                 Some(node(tast::ExprKind::Literal(v), v.ty(), id.span))

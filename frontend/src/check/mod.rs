@@ -48,7 +48,14 @@ pub fn check(file: &ast::File, options: &CheckOptions) -> (Option<tast::Program>
     let program = checker.check_bodies();
     recursion::check(&program, &mut checker.diags);
     for kernel in &program.kernels {
-        outputs::check(kernel, &mut checker.diags);
+        // An output whose assignment failed to check would be reported
+        // again as unassigned: skip kernels that already have errors.
+        let clean = !checker.diags.iter().any(|d| {
+            d.is_error() && d.span.start >= kernel.span.start && d.span.end <= kernel.span.end
+        });
+        if clean {
+            outputs::check(kernel, &mut checker.diags);
+        }
         target::check_kernel(&program, kernel, options.target, &mut checker.diags);
     }
     let mut diags = checker.diags;

@@ -419,6 +419,10 @@ impl Cx<'_, '_> {
                     self.invalid_target(target);
                     None
                 }
+                Found::Failed => {
+                    let _ = self.check_expr(value);
+                    None
+                }
                 Found::Nothing => {
                     let _ = self.check_expr(target);
                     let _ = self.check_expr(value);
