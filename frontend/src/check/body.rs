@@ -56,6 +56,9 @@ pub(super) struct Cx<'c, 'a> {
     pub params: Vec<tast::KernelParam>,
     /// Names of kernel parameters whose declaration failed.
     pub failed_params: Vec<String>,
+    /// Some statement or expression failed to check (errors were reported),
+    /// so whole-body analyses would only repeat them.
+    pub tainted: bool,
 }
 
 impl<'c, 'a> Cx<'c, 'a> {
@@ -72,6 +75,7 @@ impl<'c, 'a> Cx<'c, 'a> {
             poisoned: Vec::new(),
             params: Vec::new(),
             failed_params: Vec::new(),
+            tainted: false,
         }
     }
 
@@ -219,6 +223,9 @@ impl<'a> Checker<'a> {
                 .any(|p| matches!(p.kind, ParamKind::Output(_) | ParamKind::Scatter));
         let params = cx.params;
         let locals = cx.locals;
+        if cx.tainted {
+            self.tainted_kernels.push(k.name.name.clone());
+        }
         if !has_output {
             self.error(
                 Diagnostic::new(

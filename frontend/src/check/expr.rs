@@ -723,6 +723,12 @@ impl Cx<'_, '_> {
             },
             _ => None,
         };
+        if let ExprKind::Name(id) = &base.kind
+            && matches!(self.lookup(&id.name), Found::Failed)
+        {
+            let _ = self.check_expr(index);
+            return None;
+        }
         let Some(p) = param else {
             let t = self.check_value(base);
             let help = match t.map(|t| t.ty) {

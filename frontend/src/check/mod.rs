@@ -49,10 +49,8 @@ pub fn check(file: &ast::File, options: &CheckOptions) -> (Option<tast::Program>
     recursion::check(&program, &mut checker.diags);
     for kernel in &program.kernels {
         // An output whose assignment failed to check would be reported
-        // again as unassigned: skip kernels that already have errors.
-        let clean = !checker.diags.iter().any(|d| {
-            d.is_error() && d.span.start >= kernel.span.start && d.span.end <= kernel.span.end
-        });
+        // again as unassigned: skip kernels that did not check completely.
+        let clean = !checker.tainted_kernels.contains(&kernel.name);
         if clean {
             outputs::check(kernel, &mut checker.diags);
         }
@@ -100,6 +98,8 @@ struct Checker<'a> {
     const_states: Vec<ConstState>,
     fns: Vec<&'a ast::FnItem>,
     sigs: Vec<Option<FnSig>>,
+    /// Kernels whose bodies did not check completely.
+    tainted_kernels: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -112,6 +112,7 @@ impl<'a> Checker<'a> {
             const_states: Vec::new(),
             fns: Vec::new(),
             sigs: Vec::new(),
+            tainted_kernels: Vec::new(),
         }
     }
 
