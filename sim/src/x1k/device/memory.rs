@@ -130,7 +130,10 @@ impl MemoryMap {
     /// or overlaps another.
     pub fn new(mut regions: Vec<MemoryRegion>) -> Result<Self, MapError> {
         for r in &regions {
-            if r.size_bytes == 0 || r.base % PAGE_BYTES != 0 || r.size_bytes % PAGE_BYTES != 0 {
+            if r.size_bytes == 0
+                || !r.base.is_multiple_of(PAGE_BYTES)
+                || !r.size_bytes.is_multiple_of(PAGE_BYTES)
+            {
                 return Err(MapError::Unaligned {
                     base: r.base,
                     size_bytes: r.size_bytes,
