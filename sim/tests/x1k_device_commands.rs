@@ -325,8 +325,8 @@ fn malformed_buffers_report_offsets() {
             source: MemoryError::Unmapped { .. }
         }
     ));
-    // Nothing ran: the buffer is read before it is executed.
-    assert_eq!(dev.co().value_bits, 8);
+    // The PE reads sequentially: the command before the fault ran.
+    assert_eq!(dev.co().value_bits, 9);
 
     // Unmapped and misaligned buffers.
     assert!(matches!(
@@ -345,8 +345,15 @@ fn malformed_buffers_report_offsets() {
             source: MemoryError::Misaligned { .. }
         })
     ));
-    // An empty buffer is fine.
+    // An empty buffer is fine; an absurd size costs nothing up front.
     assert!(dev.submit(CMD, 0).is_ok());
+    assert!(matches!(
+        dev.submit(CMD + 0x10_0000, u32::MAX),
+        Err(DeviceError::Decode {
+            offset_words: 0,
+            source: CommandDecodeError::UnknownOpcode { word: 0 }
+        })
+    ));
 }
 
 #[test]
@@ -598,8 +605,7 @@ fn start_program_preconditions() {
             ..
         }))
     ));
-    // Instructions at zeroed memory decode as a valid (all-zero) program?
-    // Zero words are an ALU slot; whatever the decoder says is passed on.
+    // Fetched words that do not decode fail the command.
     dev.execute(&Command::SetInstFmt {
         base: BaseAddress::new(0x8000).unwrap(),
         format: SurfaceFormat::default(),

@@ -68,6 +68,14 @@ fn proginfo_layout_is_28_words() {
 }
 
 #[test]
+fn unaligned_buffers_load() {
+    let (img, spec) = valid();
+    let mut shifted = vec![0u8];
+    shifted.extend(spec.bytes());
+    assert_eq!(read_elf(&shifted[1..]), Ok(img));
+}
+
+#[test]
 fn optional_notes_may_be_absent() {
     let (img, mut spec) = valid();
     spec.notes.truncate(1);

@@ -21,7 +21,8 @@
 //! * **Writes** (output and conditional caches) allocate the page (fetching
 //!   it), update the held copy and mark the bytes dirty; memory is not
 //!   touched.
-//! * **Flush** writes the dirty bytes back and keeps the page (clean).
+//! * **Flush** writes the dirty bytes back; the conditional cache keeps
+//!   the pages (clean), the output cache, which nothing reads, drops them.
 //! * **Invalidate** drops every page, dirty bytes included: their data is
 //!   lost (a driver flushes before it invalidates).
 //!
@@ -40,6 +41,16 @@ struct CachedPage {
     data: Arc<Page>,
     /// One bit per byte written since the last flush.
     dirty: Option<Box<[u64; DIRTY_WORDS]>>,
+}
+
+/// What a flush does with the pages it wrote back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum AfterFlush {
+    /// Keep them, clean: the conditional output cache, which is also read.
+    Keep,
+    /// Drop them: the output cache, which nothing reads, so dropping only
+    /// saves memory (a later write re-fetches the page, flushed data and all).
+    Release,
 }
 
 /// What a cache did, for statistics.
@@ -180,11 +191,16 @@ impl Cache {
         Ok(())
     }
 
-    /// Write every dirty byte back to memory (pages stay held, clean).
+    /// Write every dirty byte back to memory; the pages stay held (clean)
+    /// or are released, per `after`.
     ///
     /// # Errors
     /// [`MemoryError`] only if the memory map changed since the write.
-    pub(crate) fn flush(&mut self, memory: &mut GpuMemory) -> Result<(), MemoryError> {
+    pub(crate) fn flush(
+        &mut self,
+        memory: &mut GpuMemory,
+        after: AfterFlush,
+    ) -> Result<(), MemoryError> {
         self.stats.flushes += 1;
         for (&index, page) in &mut self.pages {
             let Some(dirty) = page.dirty.take() else {
@@ -204,6 +220,9 @@ impl Cache {
                 memory.write_bytes(base + start as u32, &page.data[start..b])?;
                 self.stats.bytes_written_back += (b - start) as u64;
             }
+        }
+        if after == AfterFlush::Release {
+            self.pages.clear();
         }
         Ok(())
     }
@@ -248,7 +267,7 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b), 0xAAAA_55AA);
         // Memory changes under the held page; only the dirty byte is written back.
         mem.write_u32(0x2000, 0x1111_1111).unwrap();
-        cache.flush(&mut mem).unwrap();
+        cache.flush(&mut mem, AfterFlush::Keep).unwrap();
         assert_eq!(mem.read_u32(0x2000).unwrap(), 0x1111_5511);
         assert_eq!(cache.stats().bytes_written_back, 1);
         assert_eq!(cache.dirty_bytes(), 0);
@@ -260,7 +279,7 @@ mod tests {
         let mut cache = Cache::default();
         cache.write(&mem, 0x3000, &[1, 2, 3]).unwrap();
         cache.invalidate();
-        cache.flush(&mut mem).unwrap();
+        cache.flush(&mut mem, AfterFlush::Keep).unwrap();
         assert_eq!(mem.read_u32(0x3000).unwrap(), 0);
         assert_eq!(cache.stats().dirty_bytes_discarded, 3);
     }

@@ -526,7 +526,7 @@ impl Job {
     /// A memory error.
     pub fn read_perf(&self, memory: &GpuMemory) -> Result<Option<(u32, u32)>, MemoryError> {
         self.perf_address
-            .map(|at| Ok((memory.read_u32(at)?, memory.read_u32(at + 4)?)))
+            .map(|at| Ok((memory.read_u32(at)?, memory.read_u32(at.wrapping_add(4))?)))
             .transpose()
     }
 }
@@ -560,7 +560,8 @@ pub fn read_texels(
 ) -> Result<Vec<[f32; 4]>, MemoryError> {
     let format = surface.format.format;
     let n = format.bytes_per_element() as usize;
-    let mut out = Vec::with_capacity((width * height) as usize);
+    let count = u64::from(width) * u64::from(height);
+    let mut out = Vec::with_capacity(count.min(1 << 24) as usize);
     let mut bytes = [0u8; 16];
     for y in 0..height {
         for x in 0..width {
@@ -585,7 +586,8 @@ pub fn write_texels(
     let format = surface.format.format;
     for y in 0..height {
         for x in 0..width {
-            if let Some(t) = texels.get((y * width + x) as usize) {
+            let index = y as usize * width as usize + x as usize;
+            if let Some(t) = texels.get(index) {
                 memory.write_bytes(element_address(surface, x, y), &format.encode_all(*t))?;
             }
         }

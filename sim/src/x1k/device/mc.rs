@@ -11,7 +11,7 @@
 
 use std::sync::Mutex;
 
-use super::cache::{Cache, CacheStats};
+use super::cache::{AfterFlush, Cache, CacheStats};
 use super::command::{ConstKind, FlushTarget, InvalidateTarget};
 use super::cond::CondWrite;
 use super::format::{DataFormat, Surface};
@@ -239,8 +239,11 @@ impl MemoryController {
         memory: &mut GpuMemory,
     ) -> Result<(), MemoryError> {
         match target {
-            FlushTarget::Output => self.caches.output.flush(memory),
-            FlushTarget::ConditionalOutput => self.caches.conditional_output.flush(memory),
+            FlushTarget::Output => self.caches.output.flush(memory, AfterFlush::Release),
+            FlushTarget::ConditionalOutput => self
+                .caches
+                .conditional_output
+                .flush(memory, AfterFlush::Keep),
         }
     }
 

@@ -2,7 +2,7 @@
 //! processor array.
 //!
 //! * [`memory`]: the sparse 32-bit GPU address space (local and remote).
-//! * [`format`], [`tiling`]: the MC's data formats and address
+//! * [`format`](mod@format), [`tiling`]: the MC's data formats and address
 //!   translation (§2.1.4 Tables 1 and 2).
 //! * [`cache`]: the MC's read and write caches.
 //! * [`mc`]: the Memory Controller Unit and the processors' [`DppMemory`]
@@ -11,7 +11,7 @@
 //! * [`command`], [`params`]: the command table (§2.2) and typed commands.
 //! * [`perf`]: the performance counters.
 //! * [`pe`]: the [`Device`] and its Processor Execution Unit.
-//! * [`array`]: the [`ProcessorArray`] trait the device schedules work on.
+//! * [`array`](mod@array): the [`ProcessorArray`] trait the device schedules work on.
 //! * [`program`], [`elf`]: the loader's view of a program and the CTM ELF
 //!   reader (chapter 4).
 //! * [`host`]: host helpers — memory layout, command sequences, readback.

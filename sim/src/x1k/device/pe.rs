@@ -260,8 +260,9 @@ impl<A: ProcessorArray> Device<A> {
     }
 
     /// Execute the command buffer of `size_words` words at `address`
-    /// (`amSubmitCommandBuffer`). Commands run in order; the buffer is
-    /// consumed when this returns.
+    /// (`amSubmitCommandBuffer`). Like the PE (§2.1.2: it "reads commands
+    /// sequentially"), each command's words are read just before it runs;
+    /// the buffer is consumed when this returns.
     ///
     /// # Errors
     /// [`DeviceError`] at the first word that cannot be read, decoded or
@@ -269,33 +270,36 @@ impl<A: ProcessorArray> Device<A> {
     pub fn submit(&mut self, address: u32, size_words: u32) -> Result<SubmissionId, DeviceError> {
         self.stats.submissions += 1;
         let id = SubmissionId(self.stats.submissions as u32);
-        let mut words = Vec::with_capacity(size_words as usize);
-        for k in 0..size_words {
-            let at = address.wrapping_add(4 * k);
-            let word = self
-                .memory
-                .read_u32(at)
+        let read = |memory: &GpuMemory, k: u32| {
+            memory
+                .read_u32(address.wrapping_add(k.wrapping_mul(4)))
                 .map_err(|source| DeviceError::CommandBuffer {
                     offset_words: k,
                     source,
-                })?;
-            words.push(word);
-        }
-        let mut at = 0usize;
-        while at < words.len() {
-            let offset_words = at as u32;
+                })
+        };
+        let mut at = 0u32;
+        while at < size_words {
+            let mut words = vec![read(&self.memory, at)?];
+            if let Some(opcode) = Opcode::from_word(words[0]) {
+                // Read the parameters that exist; decoding reports truncation.
+                let available = (size_words - at - 1).min(opcode.param_count());
+                for p in 1..=available {
+                    words.push(read(&self.memory, at + p)?);
+                }
+            }
             let (command, used) =
-                Command::decode(&words[at..]).map_err(|source| DeviceError::Decode {
-                    offset_words,
+                Command::decode(&words).map_err(|source| DeviceError::Decode {
+                    offset_words: at,
                     source,
                 })?;
             self.execute(&command)
                 .map_err(|source| DeviceError::Execute {
-                    offset_words,
+                    offset_words: at,
                     opcode: command.opcode(),
                     source,
                 })?;
-            at += used;
+            at += used as u32;
         }
         Ok(id)
     }
@@ -309,8 +313,10 @@ impl<A: ProcessorArray> Device<A> {
     /// Execute one command.
     ///
     /// # Errors
-    /// [`ExecError`] (the command has no effect then, except for a
-    /// `start_program` that failed while writing outputs).
+    /// [`ExecError`]. A failed command has no effect, except a
+    /// `start_program` that fails after scheduling: the conditional-buffer
+    /// writes of the PE's test, and the output writes applied before the
+    /// failing one, remain (in the caches).
     pub fn execute(&mut self, command: &Command) -> Result<(), ExecError> {
         let opcode = command.opcode();
         if self.busy && opcode.pipelined() == Pipelined::No {
@@ -495,8 +501,9 @@ impl<A: ProcessorArray> Device<A> {
             });
         }
         self.stats.elements_run += pairs.len() as u64;
-        self.stats.array_cycles.total_cycles += run.cycles.total_cycles;
-        self.stats.array_cycles.active_cycles += run.cycles.active_cycles;
+        let sums = &mut self.stats.array_cycles;
+        sums.total_cycles = sums.total_cycles.saturating_add(run.cycles.total_cycles);
+        sums.active_cycles = sums.active_cycles.saturating_add(run.cycles.active_cycles);
         self.perf.advance(run.cycles);
         self.busy = true;
 

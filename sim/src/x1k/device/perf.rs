@@ -63,8 +63,10 @@ impl PerfCounters {
     /// Advance by `total` clocks of which `active` had a processor busy.
     pub fn advance(&mut self, cycles: ArrayCycles) {
         if self.running {
-            self.total_clocks += cycles.total_cycles;
-            self.active_clocks += cycles.active_cycles.min(cycles.total_cycles);
+            self.total_clocks = self.total_clocks.saturating_add(cycles.total_cycles);
+            self.active_clocks = self
+                .active_clocks
+                .saturating_add(cycles.active_cycles.min(cycles.total_cycles));
         }
     }
 

@@ -2,8 +2,8 @@
 //! Table 1 (linear) and Table 2 (tiled).
 //!
 //! Notation follows the guide: `v[h:l]` is bits h..l of v, `^` is XOR, and
-//! a comma concatenates bits, most significant first. Only x[11:0] and
-//! y[11:0] take part (indices are 12-bit); the pitch enters as
+//! a comma concatenates bits, most significant first. Only `x[11:0]` and
+//! `y[11:0]` take part (indices are 12-bit); the pitch enters as
 //! `pitch[13:s]`, the number of 32-byte blocks (linear) or tiles (tiled) per
 //! row. The sums in the high bits wrap modulo 2^32 like the hardware's
 //! adders would. The guide's formulas are followed even where they alias:
@@ -15,11 +15,11 @@
 //!
 //! | bytes | bits 31:5 | bits 4:0 |
 //! |---|---|---|
-//! | 1 | y[11:0]·pitch[13:5] + x[11:5] + offset[31:5] | x[4:0] |
-//! | 2 | y[11:0]·pitch[13:4] + x[11:4] + offset[31:5] | x[3:0],0 |
-//! | 4 | y[11:0]·pitch[13:3] + x[11:3] + offset[31:5] | x[2:0],00 |
-//! | 8 | y[11:0]·pitch[13:2] + x[11:2] + offset[31:5] | x[1:0],000 |
-//! | 16 | y[11:0]·pitch[13:1] + x[11:1] + offset[31:5] | x[0],0000 |
+//! | 1 | `y[11:0]·pitch[13:5] + x[11:5] + offset[31:5]` | `x[4:0]` |
+//! | 2 | `y[11:0]·pitch[13:4] + x[11:4] + offset[31:5]` | `x[3:0],0` |
+//! | 4 | `y[11:0]·pitch[13:3] + x[11:3] + offset[31:5]` | `x[2:0],00` |
+//! | 8 | `y[11:0]·pitch[13:2] + x[11:2] + offset[31:5]` | `x[1:0],000` |
+//! | 16 | `y[11:0]·pitch[13:1] + x[11:1] + offset[31:5]` | `x[0],0000` |
 //!
 //! Table 2 (tiled; a tile is 2 KiB): see [`TILED_ROWS`].
 
@@ -30,23 +30,23 @@ use super::format::{BaseAddress, bit, bits};
 pub struct TiledRow {
     /// Bytes per element.
     pub bytes: u32,
-    /// Bits 31:11 = y[11:`y_tile_lo`] · pitch[13:`tile_lo`] + x[11:`tile_lo`] + offset[31:11].
+    /// Bits 31:11 = `y[11:y_tile_lo] · pitch[13:tile_lo] + x[11:tile_lo] + offset[31:11]`.
     pub y_tile_lo: u32,
     /// Low bit of the pitch and x fields in bits 31:11 (log2 of the tile width).
     pub tile_lo: u32,
-    /// Bit 10 = y[.0] ^ x[.1].
+    /// Bit 10 = `y[.0] ^ x[.1]`.
     pub bit10: (u32, u32),
-    /// Bit 9 = x[.0] ^ y[.1].
+    /// Bit 9 = `x[.0] ^ y[.1]`.
     pub bit9: (u32, u32),
-    /// Bit 8 = y[.0] ^ x[.1].
+    /// Bit 8 = `y[.0] ^ x[.1]`.
     pub bit8: (u32, u32),
-    /// Bit 7 = x[.0] ^ y[.1].
+    /// Bit 7 = `x[.0] ^ y[.1]`.
     pub bit7: (u32, u32),
-    /// Bit 6 = y[.].
+    /// Bit 6 = `y[.]`.
     pub bit6_y: u32,
-    /// Bit 5 = x[.].
+    /// Bit 5 = `x[.]`.
     pub bit5_x: u32,
-    /// Bits 4:0 = y[`low_y`-1:0], x[`low_x`-1:0], then log2(bytes) zeros.
+    /// Bits 4:0 = `y[low_y-1:0], x[low_x-1:0]`, then log2(bytes) zeros.
     pub low_y: u32,
     /// See `low_y`.
     pub low_x: u32,
