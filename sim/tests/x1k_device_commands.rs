@@ -742,3 +742,48 @@ fn display_uses_the_guide_names() {
     );
     assert_eq!(Command::StartProgram.to_string(), "start_program");
 }
+
+/// The parameter holding a base address (its low 11 bits are ignored).
+fn base_param(op: Opcode) -> Option<usize> {
+    match op {
+        Opcode::ReadPerfCounters
+        | Opcode::SetInstFmt
+        | Opcode::SetCondOutFmt
+        | Opcode::SetConstfFmt
+        | Opcode::SetConstiFmt
+        | Opcode::SetConstbFmt => Some(0),
+        Opcode::SetInpFmt | Opcode::SetOutFmt => Some(1),
+        _ => None,
+    }
+}
+
+proptest::proptest! {
+    /// Decoding is strict: every accepted command re-encodes to the same
+    /// words, except for the ignored low bits of base addresses.
+    #[test]
+    fn accepted_words_re_encode(
+        op in 0..Opcode::ALL.len(),
+        params in proptest::collection::vec(
+            proptest::prop_oneof![0u32..16, 0u32..0x2000, proptest::num::u32::ANY],
+            0..5,
+        ),
+    ) {
+        let op = Opcode::ALL[op];
+        let mut words = vec![op.word()];
+        words.extend(&params);
+        match Command::decode(&words) {
+            Ok((command, used)) => {
+                proptest::prop_assert_eq!(used as u32, 1 + op.param_count());
+                let mut expect = words[..used].to_vec();
+                if let Some(p) = base_param(op) {
+                    expect[1 + p] &= !0x7FF;
+                }
+                proptest::prop_assert_eq!(command.encode(), expect);
+            }
+            Err(CommandDecodeError::Truncated { .. }) => {
+                proptest::prop_assert!(params.len() < op.param_count() as usize);
+            }
+            Err(_) => {}
+        }
+    }
+}

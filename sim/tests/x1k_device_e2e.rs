@@ -11,7 +11,7 @@ use ctm_sim::x1k::device::host::{ConditionalSetup, HostBuffer, HostError, JobBui
 use ctm_sim::x1k::device::memory::MemoryMap;
 use ctm_sim::x1k::device::{
     CondLocation, CondTest, CondWrite, DataFormat, Device, DeviceError, Domain, ExecError, InputId,
-    OutputId, ProgramNotes, Tiling, read_elf,
+    OutputId, PerfCounterMode, ProgramNotes, Tiling, read_elf,
 };
 use ctm_sim::x1k::interface::{ElementResult, TargetWrite};
 use x1k_device_support::{ElfSpec, FnArray, fake_cycles, image, index_array, index_value};
@@ -211,7 +211,7 @@ fn command_sequence_is_what_a_ctm_application_sends() {
                 height: 2,
             },
         )
-        .perf_counters(false)
+        .perf_counters(PerfCounterMode::Disabled)
         .build()
         .unwrap();
     assert!(

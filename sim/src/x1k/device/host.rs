@@ -194,7 +194,7 @@ pub struct JobBuilder {
     bool_constants: Vec<bool>,
     domain: Option<Domain>,
     cond: Option<ConditionalSetup>,
-    perf_counters: bool,
+    perf_counters: PerfCounterMode,
     layout: LayoutOptions,
 }
 
@@ -210,7 +210,7 @@ impl JobBuilder {
             bool_constants: Vec::new(),
             domain: None,
             cond: None,
-            perf_counters: true,
+            perf_counters: PerfCounterMode::Enabled,
             layout: LayoutOptions::default(),
         }
     }
@@ -257,9 +257,9 @@ impl JobBuilder {
         self
     }
 
-    /// Whether to emit the performance-counter commands (default: yes).
-    pub fn perf_counters(mut self, on: bool) -> Self {
-        self.perf_counters = on;
+    /// Whether to emit the performance-counter commands (default: enabled).
+    pub fn perf_counters(mut self, mode: PerfCounterMode) -> Self {
+        self.perf_counters = mode;
         self
     }
 
@@ -279,7 +279,7 @@ impl JobBuilder {
         let mut remote = Bump(self.layout.remote_base);
         let mut image: Vec<(u32, Vec<u8>)> = Vec::new();
         let mut commands = Vec::new();
-        if self.perf_counters {
+        if self.perf_counters == PerfCounterMode::Enabled {
             commands.push(Command::InitPerfCounters(PerfCounterMode::Enabled));
         }
 
@@ -422,17 +422,17 @@ impl JobBuilder {
             }
         };
         commands.push(Command::SetDomain(domain));
-        if self.perf_counters {
+        if self.perf_counters == PerfCounterMode::Enabled {
             commands.push(Command::StartPerfCounters);
         }
         commands.push(Command::StartProgram);
         commands.push(Command::WaitForIdle);
-        if self.perf_counters {
+        if self.perf_counters == PerfCounterMode::Enabled {
             commands.push(Command::StopPerfCounters);
         }
         commands.push(Command::Flush(FlushTarget::Output));
         commands.push(Command::Flush(FlushTarget::ConditionalOutput));
-        let perf_address = if self.perf_counters {
+        let perf_address = if self.perf_counters == PerfCounterMode::Enabled {
             let at = remote.take(8)?;
             commands.push(Command::ReadPerfCounters(at));
             Some(at.get())

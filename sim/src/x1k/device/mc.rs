@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use super::cache::{AfterFlush, Cache, CacheStats};
 use super::command::{ConstKind, FlushTarget, InvalidateTarget};
-use super::cond::CondWrite;
+use super::cond::{CondTest, CondWrite};
 use super::format::{DataFormat, Surface};
 use super::memory::{GpuMemory, MemoryError};
 use super::params::{ChannelMask, InputId, OutputId};
@@ -249,9 +249,9 @@ impl MemoryController {
 
     /// Fill the read caches with everything a run can read: `slots`
     /// instruction slots, the constant ranges (256 float, 32 int, 32 bool
-    /// elements), every bound input, and the conditional buffer if
-    /// `cond_buffer_read` (cache model, `super::cache` doc).
-    pub(crate) fn fill_for_run(&mut self, memory: &GpuMemory, slots: u32, cond_buffer_read: bool) {
+    /// elements), every bound input, and the conditional buffer if `test`
+    /// reads it (cache model, `super::cache` doc).
+    pub(crate) fn fill_for_run(&mut self, memory: &GpuMemory, slots: u32, test: CondTest) {
         if let Some(s) = self.instructions {
             let len = u64::from(slots) * ctm_backend_x1k::isa::encode::BYTES_PER_SLOT as u64;
             self.caches
@@ -275,7 +275,7 @@ impl MemoryController {
                     .fill_range(memory, s.base.get(), extent_bytes(s, w, h));
             }
         }
-        if cond_buffer_read
+        if test.reads_buffer()
             && let Some(s) = self.conditional_output
             && let Some((w, h)) = s.size()
         {

@@ -461,9 +461,8 @@ impl<A: ProcessorArray> Device<A> {
         let domain = self.domain.ok_or(ExecError::DomainNotSet)?;
         self.check_environment(&program)?;
         let info = program.info;
-        let cond_read = self.co.test.reads_buffer();
         self.mc
-            .fill_for_run(&self.memory, info.instr_cnt, cond_read);
+            .fill_for_run(&self.memory, info.instr_cnt, self.co.test);
         let text = self.mc.read_instructions(&self.memory, info.instr_cnt)?;
         let insts = decode_program_bytes(&text).map_err(ExecError::ProgramDecode)?;
         let decoded = info.to_program(insts);
@@ -507,10 +506,8 @@ impl<A: ProcessorArray> Device<A> {
         self.perf.advance(run.cycles);
         self.busy = true;
 
-        let uncached = info.us_config.output_mode == OutputMode::Uncached;
-        let exports = info.fg_depth_src.shader_exports_w;
         for result in &run.results {
-            self.apply_result(result, pe_value, exports, uncached)?;
+            self.apply_result(result, pe_value, &info)?;
         }
         Ok(())
     }
@@ -520,8 +517,7 @@ impl<A: ProcessorArray> Device<A> {
         &mut self,
         result: &ElementResult,
         pe_value: f32,
-        exports: bool,
-        uncached: bool,
+        info: &ProgramInfo,
     ) -> Result<(), ExecError> {
         if result.killed {
             // A killed element writes nothing (docs/ctm-device.md §6).
@@ -532,7 +528,7 @@ impl<A: ProcessorArray> Device<A> {
             // The value comes from the program (W_OMASK, FG_DEPTH_SRC bit 0)
             // or else is the PE's (§2.1.1).
             let v = match result.conditional_value {
-                Some(v) if exports => v,
+                Some(v) if info.fg_depth_src.shader_exports_w => v,
                 _ => pe_value,
             };
             if !self.co_test(result.i, result.j, v)? {
@@ -540,7 +536,7 @@ impl<A: ProcessorArray> Device<A> {
                 return Ok(());
             }
         }
-        if !uncached {
+        if info.us_config.output_mode == OutputMode::Cached {
             for (k, target) in result.targets.iter().enumerate() {
                 let Some(write) = target else { continue };
                 let output = OutputId::new(k as u8).unwrap_or_default();
