@@ -1,0 +1,143 @@
+//! Syntax diagnostics: chumsky's errors turned into rustc-like `CK0006`
+//! messages ("expected one of `;`, `}`, found `let`"), and the filter that
+//! keeps one diagnostic per mistake.
+//!
+//! A syntax error is dropped when it is a consequence of an error already
+//! reported: when it sits at or right after a lexical error token, inside
+//! the shadow of an unclosed delimiter, or at the same place as another
+//! diagnostic.
+
+use super::primitives::{Ctx, PErr};
+use crate::diag::{Code, Diagnostic};
+use crate::lexer::{Keyword, Punct, Token};
+use crate::span::Span;
+use chumsky::error::{RichPattern, RichReason};
+use chumsky::span::SimpleSpan;
+
+/// How an expected pattern is described, and where it sorts.
+fn describe(pattern: &RichPattern<'_, Token>) -> Option<(u8, String)> {
+    match pattern {
+        RichPattern::Token(t) => Some((0, format!("`{}`", &**t))),
+        RichPattern::Label(l) => Some((1, l.to_string())),
+        RichPattern::Identifier(i) => Some((1, i.clone())),
+        RichPattern::Any => Some((1, "a token".to_string())),
+        RichPattern::EndOfInput => Some((2, "end of file".to_string())),
+        _ => None,
+    }
+}
+
+/// The token at `span`, quoted from the source where possible.
+fn quote_found(ctx: Ctx<'_>, found: Option<&Token>, span: SimpleSpan) -> String {
+    match found {
+        None => "end of file".to_string(),
+        Some(t) => match ctx.text(span, 24).filter(|t| !t.is_empty()) {
+            Some(text) => format!("`{text}`"),
+            None => format!("`{t}`"),
+        },
+    }
+}
+
+/// The token before the one starting at `start`.
+fn token_before(ctx: Ctx<'_>, start: usize) -> Option<&Token> {
+    let index = ctx.toks.partition_point(|(_, s)| s.start < start);
+    index
+        .checked_sub(1)
+        .and_then(|i| ctx.toks.get(i))
+        .map(|(t, _)| t)
+}
+
+/// A hint for common mistakes, from what was expected and found.
+fn hint(ctx: Ctx<'_>, expected: &[String], found: Option<&Token>, span: SimpleSpan) -> Option<String> {
+    let wants = |what: &str| expected.iter().any(|e| e == what);
+    let before = token_before(ctx, span.start);
+    match (found, before) {
+        (Some(Token::Keyword(k)), _) if wants("identifier") => Some(format!(
+            "`{}` is a keyword and cannot be used as a name",
+            k.as_str()
+        )),
+        (_, Some(Token::Punct(Punct::Dot))) if wants("identifier") => {
+            Some("swizzles are written with letters, as in `.x`, `.xy` or `.rgba`".to_string())
+        }
+        (Some(Token::Punct(Punct::Eq)), Some(Token::Punct(Punct::DotDot))) => Some(
+            "inclusive ranges `..=` are not supported: write `a..b + 1`".to_string(),
+        ),
+        (Some(Token::Keyword(Keyword::Else)), _) => {
+            Some("`else` must directly follow the `}` of an `if` block".to_string())
+        }
+        _ if wants("item") => Some(
+            "a file holds items: `const`, `fn`, `kernel` and `reduce` definitions".to_string(),
+        ),
+        _ => None,
+    }
+}
+
+/// Converts one parser error.
+pub(super) fn to_diagnostic(err: PErr<'_>, ctx: Ctx<'_>) -> Diagnostic {
+    let at = *err.span();
+    match err.into_reason() {
+        RichReason::Custom(d) => *d,
+        RichReason::ExpectedFound { expected, found } => {
+            let found = found.map(|t| t.into_inner());
+            let mut described: Vec<(u8, String)> = expected.iter().filter_map(describe).collect();
+            described.sort();
+            described.dedup();
+            let expected: Vec<String> = described.into_iter().map(|(_, d)| d).collect();
+            let found_text = quote_found(ctx, found.as_ref(), at);
+            let message = match expected.as_slice() {
+                [] => format!("unexpected {found_text}"),
+                [one] => format!("expected {one}, found {found_text}"),
+                many => format!("expected one of {}, found {found_text}", many.join(", ")),
+            };
+            let label = if found.is_some() {
+                "unexpected token"
+            } else {
+                "the file ends here"
+            };
+            let d = Diagnostic::new(Code::SyntaxError, Span::new(at.start, at.end), message)
+                .with_label(label);
+            match hint(ctx, &expected, found.as_ref(), at) {
+                Some(help) => d.with_help(help),
+                None => d,
+            }
+        }
+    }
+}
+
+/// `true` if a syntax error at `span` follows from a lexical error: it is
+/// at an error token or right after one.
+fn after_lexical_error(ctx: Ctx<'_>, span: Span) -> bool {
+    let start = span.start as usize;
+    let index = ctx.toks.partition_point(|(_, s)| s.start < start);
+    let at = ctx.toks.get(index).map(|(t, _)| t);
+    let before = index.checked_sub(1).and_then(|i| ctx.toks.get(i)).map(|(t, _)| t);
+    at == Some(&Token::Error) || before == Some(&Token::Error)
+}
+
+/// Converts the parser's errors and drops those that follow from an error
+/// already reported in `earlier` (lexical and delimiter diagnostics) or in
+/// a shadow of an unclosed delimiter.
+pub(super) fn syntax_diagnostics(
+    errors: Vec<PErr<'_>>,
+    ctx: Ctx<'_>,
+    shadows: &[(u32, u32)],
+    earlier: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    let mut converted: Vec<Diagnostic> = errors.into_iter().map(|e| to_diagnostic(e, ctx)).collect();
+    converted.sort_by_key(|d| (d.span.start, d.span.end));
+    for d in converted {
+        let consequence = matches!(d.code, Code::SyntaxError | Code::ChainedComparison)
+            && (after_lexical_error(ctx, d.span)
+                || shadows
+                    .iter()
+                    .any(|&(from, to)| from <= d.span.start && d.span.start <= to));
+        let duplicate = earlier.iter().chain(kept.iter()).any(|other| {
+            other.span.start == d.span.start
+                || (other.span.start < d.span.start && d.span.start < other.span.end)
+        }) && d.code == Code::SyntaxError;
+        if !consequence && !duplicate {
+            kept.push(d);
+        }
+    }
+    kept
+}
