@@ -172,24 +172,39 @@ impl Printer {
                 self.expr(index, 0);
                 self.out.push(']');
             }
-            ExprKind::If { cond, then, else_ } => {
-                self.out.push_str("if ");
-                self.expr(cond, 0);
-                self.out.push(' ');
-                self.short_block(then);
-                if let Some(else_) = else_ {
-                    self.out.push_str(" else ");
-                    match &else_.kind {
-                        ExprKind::Block(b) => self.short_block(b),
-                        _ => self.expr(else_, 0),
-                    }
-                }
-            }
+            ExprKind::If { .. } => self.if_chain(e),
             ExprKind::Block(b) => self.short_block(b),
             ExprKind::Error => self.out.push_str("<error>"),
         }
         if parens {
             self.out.push(')');
+        }
+    }
+
+    /// `if c { } else if d { } else { }`, iteratively along the chain.
+    /// Branches print on one line only for a plain `if`/`else`.
+    fn if_chain(&mut self, mut e: &Expr) {
+        let chained = matches!(
+            &e.kind,
+            ExprKind::If { else_: Some(else_), .. } if matches!(else_.kind, ExprKind::If { .. })
+        );
+        while let ExprKind::If { cond, then, else_ } = &e.kind {
+            self.out.push_str("if ");
+            self.expr(cond, 0);
+            self.out.push(' ');
+            if chained {
+                self.block(then);
+            } else {
+                self.short_block(then);
+            }
+            let Some(else_) = else_ else { return };
+            self.out.push_str(" else ");
+            match &else_.kind {
+                ExprKind::If { .. } => e = else_,
+                ExprKind::Block(b) if chained => return self.block(b),
+                ExprKind::Block(b) => return self.short_block(b),
+                _ => return self.expr(else_, 0),
+            }
         }
     }
 

@@ -7,7 +7,7 @@
 
 use super::primitives::{
     BraceEnds, Ctx, Extra, In, P, custom_error, expected_found, group, ident, is_closer, kw,
-    label, peek_with_span, punct, skip_item, skip_one, span, terminator,
+    label, pattern, peek_with_span, punct, skip_item, skip_one, span, terminator,
 };
 use super::stmt::{block_parser, recovering_expr};
 use super::types::{recovering_type, type_parser};
@@ -46,6 +46,60 @@ fn skip_parameter<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
     })
 }
 
+/// The `,` after a parameter, or the `)` that ends the list. A missing `,`
+/// before another parameter is reported and assumed; anything else is
+/// reported and skipped to the next `,` or `)`, so the list is never lost.
+fn parameter_separator<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
+    custom(|inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>| {
+        let (token, s) = peek_with_span(inp);
+        match &token {
+            Some(Token::Punct(Punct::Comma)) => {
+                inp.next();
+                return Ok(());
+            }
+            Some(t) if is_closer(t) => return Ok(()),
+            None => return Ok(()),
+            _ => {}
+        }
+        let starts_parameter = matches!(token, Some(Token::Ident(_) | Token::Keyword(Keyword::Mut)));
+        inp.emit(expected_found(
+            vec![pattern(Token::Punct(Punct::Comma)), pattern(Token::Punct(Punct::RParen))],
+            token,
+            s,
+        ));
+        if !starts_parameter {
+            while let Some(t) = inp.peek() {
+                if is_closer(&t) {
+                    break;
+                }
+                skip_one(inp);
+                if t == Token::Punct(Punct::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A parameter without `: T`: reported, and given an `Error` type so that
+/// the name stays known to the checker.
+fn missing_parameter_type<'t>() -> impl Parser<'t, In<'t>, TypeExpr, Extra<'t>> + Clone {
+    custom(|inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>| {
+        let (token, s) = peek_with_span(inp);
+        match &token {
+            Some(Token::Punct(Punct::Comma | Punct::RParen)) | None => {
+                inp.emit(expected_found(vec![pattern(Token::Punct(Punct::Colon))], token, s));
+                Ok(TypeExpr {
+                    kind: TypeExprKind::Error,
+                    span: span(SimpleSpan::from(s.start..s.start)),
+                })
+            }
+            _ => Err(expected_found(vec![pattern(Token::Punct(Punct::Colon))], token, s)),
+        }
+    })
+}
+
 /// An `Error` type standing for a missing one, right after `after`.
 fn missing_type(after: &Ident) -> TypeExpr {
     TypeExpr {
@@ -64,8 +118,10 @@ pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
     let param = kw(Keyword::Mut)
         .or_not()
         .then(ident())
-        .then_ignore(punct(Punct::Colon))
-        .then(ty.clone())
+        .then(choice((
+            punct(Punct::Colon).ignore_then(ty.clone()),
+            missing_parameter_type(),
+        )))
         .map_with(|((mutable, name), ty), e| {
             Some(Param {
                 mutable: mutable.is_some(),
@@ -77,8 +133,8 @@ pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
         .labelled("parameter")
         .recover_with(via_parser(skip_parameter().to(None)));
     let params = param
-        .separated_by(punct(Punct::Comma))
-        .allow_trailing()
+        .then_ignore(parameter_separator())
+        .repeated()
         .collect::<Vec<_>>()
         .delimited_by(punct(Punct::LParen), punct(Punct::RParen))
         .map(|params| params.into_iter().flatten().collect::<Vec<_>>())

@@ -244,26 +244,18 @@ pub(super) fn skip_until<'t>(
 
 /// Recovery for a broken statement: skips at least one token (groups
 /// whole) up to and including the next `;`, up to the `}` closing the
-/// block, or up to the end of a `{ ... }` group. Fails at `}` or the end,
-/// so that a block's statement list ends.
-pub(super) fn skip_statement<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
-    custom(|inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>| {
+/// block, or up to the end of a `{ ... }` group followed by a new line or
+/// a statement keyword (a broken `while x y { ... }` ends with its body).
+/// Fails at `}` or the end, so that a block's statement list ends.
+pub(super) fn skip_statement<'t>(ctx: Ctx<'t>) -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
+    custom(move |inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>| {
         let (first, s) = peek_with_span(inp);
         match first {
             None => return Err(expected_found(vec![label("statement")], None, s)),
             Some(t) if is_closer(&t) => {
                 return Err(expected_found(vec![label("statement")], Some(t), s));
             }
-            Some(Token::Punct(Punct::Semi)) => {
-                inp.next();
-                return Ok(());
-            }
-            Some(t) => {
-                skip_one(inp);
-                if t == Token::Punct(Punct::LBrace) {
-                    return Ok(());
-                }
-            }
+            _ => {}
         }
         loop {
             match inp.peek() {
@@ -275,10 +267,15 @@ pub(super) fn skip_statement<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + C
                 }
                 Some(t) => {
                     skip_one(inp);
-                    // A `{ ... }` group ends a broken statement, as it
-                    // ends block-like statements.
                     if t == Token::Punct(Punct::LBrace) {
-                        return Ok(());
+                        let (after, at) = peek_with_span(inp);
+                        let ends = match &after {
+                            None => true,
+                            Some(a) => starts_statement(a) || ctx.line_break_before(at.start),
+                        };
+                        if ends {
+                            return Ok(());
+                        }
                     }
                 }
             }

@@ -177,7 +177,7 @@ fn piece<'t>(
         empty, let_, for_, while_, loop_, jump, return_, block_like, expression,
     ))
     .labelled("statement")
-    .recover_with(via_parser(skip_statement().map_with(move |(), e| {
+    .recover_with(via_parser(skip_statement(ctx).map_with(move |(), e| {
         stmt(StmtKind::Expr(error_expr(e.span())), e.span())
     })))
     .boxed()
