@@ -23,11 +23,12 @@ use chumsky::input::InputRef;
 use chumsky::prelude::*;
 use std::fmt;
 
-/// One token of the language (spec §1).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Token {
+/// One token of the language (spec §1). Tokens borrow identifiers from
+/// the source text, so they are `Copy` (the parser copies tokens freely).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Token<'src> {
     /// An identifier that is not a keyword: `[A-Za-z_][A-Za-z0-9_]*`.
-    Ident(String),
+    Ident(&'src str),
     /// An integer literal (`42`, `0x2A`, `0b101`, `1_000i32`); the `i32`
     /// suffix is dropped. Range checking against `i32` happens later.
     Int {
@@ -46,7 +47,7 @@ pub enum Token {
     Error,
 }
 
-impl fmt::Display for Token {
+impl fmt::Display for Token<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Token::Ident(name) => f.write_str(name),
@@ -265,7 +266,7 @@ enum Lexeme<'s> {
     /// Whitespace or a comment.
     Trivia,
     /// A finished token.
-    Token(Token),
+    Token(Token<'s>),
     /// A number literal's text, checked later.
     Number(&'s str),
     /// `.` followed by a number (`.5`), checked later.
@@ -343,6 +344,37 @@ fn block_comment<'s>() -> impl Parser<'s, &'s str, Lexeme<'s>, LexExtra> + Clone
     })
 }
 
+/// The longest punctuation token at the cursor (one look-up, rather than
+/// one failed alternative per token).
+fn punctuation<'s>() -> impl Parser<'s, &'s str, Punct, LexExtra> + Clone {
+    custom(|inp: &mut InputRef<'s, '_, &'s str, LexExtra>| {
+        let save = inp.save();
+        let mut ahead = [0u8; 3];
+        let mut len = 0;
+        while len < ahead.len() {
+            match inp.next() {
+                Some(c) if c.is_ascii() => {
+                    ahead[len] = c as u8;
+                    len += 1;
+                }
+                _ => break,
+            }
+        }
+        inp.rewind(save);
+        let ahead = ahead.get(..len).unwrap_or(&[]);
+        // `Punct::ALL` lists longer spellings first.
+        let found = Punct::ALL
+            .iter()
+            .find(|p| ahead.starts_with(p.as_str().as_bytes()))
+            .copied()
+            .ok_or_else(EmptyErr::default)?;
+        for _ in 0..found.as_str().len() {
+            inp.next();
+        }
+        Ok(found)
+    })
+}
+
 /// A number literal starting with a digit.
 fn number_literal<'s>() -> impl Parser<'s, &'s str, Lexeme<'s>, LexExtra> + Clone {
     custom(|inp: &mut InputRef<'s, '_, &'s str, LexExtra>| {
@@ -405,15 +437,9 @@ fn scanner<'s>() -> impl Parser<'s, &'s str, Vec<(Lexeme<'s>, SimpleSpan)>, LexE
         .to(Lexeme::Trivia);
     let word = text::ascii::ident().map(|word: &str| match Keyword::lookup(word) {
         Some(k) => Lexeme::Token(Token::Keyword(k)),
-        None => Lexeme::Token(Token::Ident(word.to_string())),
+        None => Lexeme::Token(Token::Ident(word)),
     });
-    let punct = choice(
-        Punct::ALL
-            .iter()
-            .map(|p| just(p.as_str()).to(*p))
-            .collect::<Vec<_>>(),
-    )
-    .map(|p| Lexeme::Token(Token::Punct(p)));
+    let punct = punctuation().map(|p| Lexeme::Token(Token::Punct(p)));
     let unknown = any()
         .filter(|c: &char| !starts_lexeme(*c))
         .repeated()
@@ -442,8 +468,8 @@ fn scanner<'s>() -> impl Parser<'s, &'s str, Vec<(Lexeme<'s>, SimpleSpan)>, LexE
 /// error (`CK0001`–`CK0005`). Never fails: each error is reported, stands
 /// in the token list as one [`Token::Error`] (or, for `.5`, as the float it
 /// meant), and lexing goes on after it.
-pub fn lex(source: &str) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
-    let mut tokens: Vec<(Token, Span)> = Vec::new();
+pub fn lex(source: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
+    let mut tokens: Vec<(Token<'_>, Span)> = Vec::new();
     let mut diags = Vec::new();
     let (lexemes, _) = scanner().parse(source).into_output_errors();
     let Some(lexemes) = lexemes else {
@@ -471,7 +497,7 @@ pub fn lex(source: &str) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
             Lexeme::Number(text) => match number::validate(text, span) {
                 Ok(token) => tokens.push((token, span)),
                 Err(d) => {
-                    diags.push(d);
+                    diags.push(*d);
                     tokens.push((Token::Error, span));
                 }
             },
@@ -496,7 +522,7 @@ pub fn lex(source: &str) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
                     match number::validate(digits, rest) {
                         Ok(token) => tokens.push((token, rest)),
                         Err(d) => {
-                            diags.push(d);
+                            diags.push(*d);
                             tokens.push((Token::Error, rest));
                         }
                     }
@@ -515,7 +541,7 @@ pub fn lex(source: &str) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
                         Ok(token) => tokens.push((token, span)),
                         Err(mut d) => {
                             d.span = span;
-                            diags.push(d);
+                            diags.push(*d);
                             tokens.push((Token::Error, span));
                         }
                     }

@@ -13,8 +13,8 @@
 //! are at most [`crate::parser::MAX_DEPTH`] levels deep.
 
 use crate::ast::{
-    AssignOp, Block, Expr, ExprKind, File, Ident, IntRadix, Item, Param, Stmt, StmtKind,
-    TypeExpr, TypeExprKind, UnaryOp,
+    AssignOp, Block, Expr, ExprKind, File, Ident, IntRadix, Item, Param, Stmt, StmtKind, TypeExpr,
+    TypeExprKind, UnaryOp,
 };
 use crate::span::{Span, line_col};
 use crate::value::FloatLit;
@@ -211,19 +211,19 @@ impl Printer {
     /// A block that is only a short, simple value prints on one line:
     /// `{ 1.0 - c }`.
     fn short_block(&mut self, b: &Block) {
-        if let (true, Some(tail)) = (b.stmts.is_empty(), &b.tail) {
-            if !is_block_like(tail) {
-                let mut inner = Printer {
-                    out: String::new(),
-                    indent: 0,
-                };
-                inner.expr(tail, 0);
-                if inner.out.len() <= SHORT_BLOCK_CHARS && !inner.out.contains('\n') {
-                    self.out.push_str("{ ");
-                    self.out.push_str(&inner.out);
-                    self.out.push_str(" }");
-                    return;
-                }
+        if let (true, Some(tail)) = (b.stmts.is_empty(), &b.tail)
+            && !is_block_like(tail)
+        {
+            let mut inner = Printer {
+                out: String::new(),
+                indent: 0,
+            };
+            inner.expr(tail, 0);
+            if inner.out.len() <= SHORT_BLOCK_CHARS && !inner.out.contains('\n') {
+                self.out.push_str("{ ");
+                self.out.push_str(&inner.out);
+                self.out.push_str(" }");
+                return;
             }
         }
         self.block(b);
@@ -261,7 +261,8 @@ impl Printer {
                 ty,
                 init,
             } => {
-                self.out.push_str(if *mutable { "let mut " } else { "let " });
+                self.out
+                    .push_str(if *mutable { "let mut " } else { "let " });
                 self.ident(name);
                 if let Some(ty) = ty {
                     self.out.push_str(": ");
@@ -274,7 +275,9 @@ impl Printer {
                 self.out.push(';');
             }
             StmtKind::Assign { target, op, value } => {
-                self.expr(target, 0);
+                // At the start of a statement, a block-like target needs
+                // parentheses (else it would be a statement of its own).
+                self.expr(target, BLOCK_LIKE + 1);
                 let _ = match op {
                     AssignOp::Assign => write!(self.out, " = "),
                     AssignOp::Compound(op) => write!(self.out, " {}= ", op.symbol()),

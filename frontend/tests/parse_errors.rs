@@ -53,7 +53,10 @@ kernel k(x: In<f32>, r: Out<f32>) {
         render(&diags, src)
     );
     // The second `<` is the primary span, not the first.
-    assert_eq!(diags[1].span.start as usize, src.find("x < 1.0").unwrap_or(0) + 2);
+    assert_eq!(
+        diags[1].span.start as usize,
+        src.find("x < 1.0").unwrap_or(0) + 2
+    );
     // All three statements survive, so the checker can see `a`, `b` and `r`.
     let Some(Item::Kernel(k)) = file.and_then(|f| f.items.into_iter().next()) else {
         panic!()
@@ -92,7 +95,9 @@ fn missing_semicolon_before_a_statement() {
     assert!(!diags[0].label.is_empty());
     assert!(diags[0].help.is_some());
     // Both statements are kept.
-    let Some(Item::Fn(f)) = file.and_then(|f| f.items.into_iter().next()) else { panic!() };
+    let Some(Item::Fn(f)) = file.and_then(|f| f.items.into_iter().next()) else {
+        panic!()
+    };
     assert_eq!(f.body.stmts.len(), 2);
 
     let src = "fn f() {\n    x = 1.0\n    let y = x;\n}";
@@ -114,12 +119,20 @@ fn missing_semicolon_before_a_new_line() {
 fn junk_in_a_statement_is_reported_once_and_the_statement_kept() {
     let src = "fn f() { let z = 1.0 2.0 3.0; let w = z; }";
     let (_, diags, got) = run(src);
-    assert_eq!(got, vec![pair(Code::SyntaxError, "2.0")], "{}", render(&diags, src));
+    assert_eq!(
+        got,
+        vec![pair(Code::SyntaxError, "2.0")],
+        "{}",
+        render(&diags, src)
+    );
     assert_eq!(
         diags[0].message,
         "expected one of `(`, `.`, `;`, `[`, `as`, an operator, found `2.0`"
     );
-    assert_eq!(recovered(src), "fn f() {\n    let z = 1.0;\n    let w = z;\n}\n");
+    assert_eq!(
+        recovered(src),
+        "fn f() {\n    let z = 1.0;\n    let w = z;\n}\n"
+    );
 }
 
 #[test]
@@ -141,14 +154,20 @@ fn a_missing_operand_keeps_the_let() {
 fn broken_statements_are_skipped_to_their_semicolon() {
     let src = "fn f() { else { a = 1.0; } = 3; let ok = 1.0; }";
     let (_, diags, got) = run(src);
-    assert_eq!(got, vec![pair(Code::SyntaxError, "else")], "{}", render(&diags, src));
+    assert_eq!(
+        got,
+        vec![pair(Code::SyntaxError, "else")],
+        "{}",
+        render(&diags, src)
+    );
     assert!(diags[0].help.as_deref().unwrap_or("").contains("`else`"));
     assert!(recovered(src).contains("let ok = 1.0;"));
 }
 
 #[test]
 fn errors_inside_parentheses_recover_there() {
-    let src = "fn f() { let a = (1.0 + * 2.0) * 3.0; let b = g(1.0, , 2.0); let c = a[]; let d = 4.0; }";
+    let src =
+        "fn f() { let a = (1.0 + * 2.0) * 3.0; let b = g(1.0, , 2.0); let c = a[]; let d = 4.0; }";
     let (_, diags, got) = run(src);
     assert_eq!(
         got,
@@ -173,7 +192,10 @@ fn broken_items_are_skipped_to_the_next_item() {
     let (file, diags, got) = run(src);
     assert_eq!(
         got,
-        vec![pair(Code::SyntaxError, "blah"), pair(Code::SyntaxError, "(")],
+        vec![
+            pair(Code::SyntaxError, "blah"),
+            pair(Code::SyntaxError, "(")
+        ],
         "{}",
         render(&diags, src)
     );
@@ -193,7 +215,12 @@ fn parameter_errors_keep_the_other_parameters() {
         ("kernel k(a, r: Out<f32>) { r = a; }", ","),
     ] {
         let (file, diags, got) = run(src);
-        assert_eq!(got, vec![pair(Code::SyntaxError, bad)], "{}", render(&diags, src));
+        assert_eq!(
+            got,
+            vec![pair(Code::SyntaxError, bad)],
+            "{}",
+            render(&diags, src)
+        );
         let Some(Item::Kernel(k)) = file.and_then(|f| f.items.into_iter().next()) else {
             panic!()
         };
@@ -222,21 +249,36 @@ fn keyword_as_name_and_bad_swizzle_get_help() {
 fn method_calls_suggest_the_function() {
     for (src, help) in [
         ("x.abs()", "call it as a function: `abs(x)`"),
-        ("v.clamp(0.0, 1.0)", "call it as a function: `clamp(v, 0.0, 1.0)`"),
+        (
+            "v.clamp(0.0, 1.0)",
+            "call it as a function: `clamp(v, 0.0, 1.0)`",
+        ),
         ("(a + b).dot(n)", "call it as a function: `dot(a + b, n)`"),
     ] {
         let text = format!("const X: f32 = {src};");
         let (file, diags, got) = run(&text);
-        let name = src.split('.').nth(1).and_then(|s| s.split('(').next()).unwrap_or("");
+        let name = src
+            .split('.')
+            .nth(1)
+            .and_then(|s| s.split('(').next())
+            .unwrap_or("");
         assert_eq!(got, vec![pair(Code::SyntaxError, name)], "{src}");
         assert_eq!(diags[0].help.as_deref(), Some(help));
-        let Some(Item::Const(c)) = file.and_then(|f| f.items.into_iter().next()) else { panic!() };
+        let Some(Item::Const(c)) = file.and_then(|f| f.items.into_iter().next()) else {
+            panic!()
+        };
         assert_eq!(c.value.kind, ExprKind::Error);
     }
     // `-2.0.abs()`: still one error.
-    assert_eq!(summary("const X: f32 = -2.0.abs();"), vec![pair(Code::SyntaxError, "abs")]);
+    assert_eq!(
+        summary("const X: f32 = -2.0.abs();"),
+        vec![pair(Code::SyntaxError, "abs")]
+    );
     // Calling something that is not a name.
-    assert_eq!(summary("const X: f32 = (f)(x);"), vec![pair(Code::SyntaxError, "(x)")]);
+    assert_eq!(
+        summary("const X: f32 = (f)(x);"),
+        vec![pair(Code::SyntaxError, "(x)")]
+    );
 }
 
 #[test]
@@ -249,7 +291,9 @@ fn item_level_mistakes_keep_the_item() {
     let (file, diags, got) = run("reduce s(a: f32, b: f32) { a + b }");
     assert_eq!(got, vec![pair(Code::SyntaxError, "s")]);
     assert!(diags[0].help.as_deref().unwrap_or("").contains("-> f32"));
-    let Some(Item::Reduce(r)) = file.and_then(|f| f.items.into_iter().next()) else { panic!() };
+    let Some(Item::Reduce(r)) = file.and_then(|f| f.items.into_iter().next()) else {
+        panic!()
+    };
     assert_eq!(r.ret.kind, TypeExprKind::Error);
 
     let (file, _, got) = run("const X = 1.0;");
@@ -260,21 +304,40 @@ fn item_level_mistakes_keep_the_item() {
 #[test]
 fn generic_angle_brackets() {
     let (_, diags, got) = run("kernel k(x: In<f32, r: Out<f32>) { }");
-    assert_eq!(codes(&diags), vec![Code::SyntaxError], "{}", render(&diags, "x"));
+    assert_eq!(
+        codes(&diags),
+        vec![Code::SyntaxError],
+        "{}",
+        render(&diags, "x")
+    );
     assert_eq!(got[0].1, "In");
-    assert_eq!(summary("kernel k(r: Out<In<f32>>>) { }"), vec![pair(Code::SyntaxError, ">>>")]);
+    assert_eq!(
+        summary("kernel k(r: Out<In<f32>>>) { }"),
+        vec![pair(Code::SyntaxError, ">>>")]
+    );
 }
 
 #[test]
 fn unclosed_delimiter_at_end_of_file() {
     let src = "kernel k(r: Out<f32>) {\n    if x {\n        r = 1.0;\n";
     let (file, diags, _) = run(src);
-    assert_eq!(codes(&diags), vec![Code::UnclosedDelimiter], "{}", render(&diags, src));
+    assert_eq!(
+        codes(&diags),
+        vec![Code::UnclosedDelimiter],
+        "{}",
+        render(&diags, src)
+    );
     let d = &diags[0];
     assert_eq!(d.span.start as usize, src.len());
     assert_eq!(d.message, "unclosed delimiter `{`");
     let openers: Vec<usize> = d.secondary.iter().map(|(s, _)| s.start as usize).collect();
-    assert_eq!(openers, vec![src.find("    if x {").unwrap_or(0) + 9, src.find('{').unwrap_or(0)]);
+    assert_eq!(
+        openers,
+        vec![
+            src.find("    if x {").unwrap_or(0) + 9,
+            src.find('{').unwrap_or(0)
+        ]
+    );
     assert!(d.secondary.iter().all(|(_, l)| l == "unclosed delimiter"));
     assert!(file.is_some());
 }
@@ -285,8 +348,16 @@ fn unclosed_paren_inside_a_block() {
     let (_, diags, got) = run(src);
     // One diagnostic: the syntax errors inside the unclosed group follow
     // from it and are not reported.
-    assert_eq!(got, vec![pair(Code::UnclosedDelimiter, "}")], "{}", render(&diags, src));
-    assert_eq!(diags[0].secondary[0].0.start as usize, src.find("(1.0").unwrap_or(0));
+    assert_eq!(
+        got,
+        vec![pair(Code::UnclosedDelimiter, "}")],
+        "{}",
+        render(&diags, src)
+    );
+    assert_eq!(
+        diags[0].secondary[0].0.start as usize,
+        src.find("(1.0").unwrap_or(0)
+    );
 }
 
 #[test]
@@ -313,7 +384,12 @@ fn mismatched_and_unexpected_closers() {
 fn an_item_in_the_first_column_closes_what_is_open() {
     let src = "fn a() {\n    let x = 1.0;\n\nkernel k(r: Out<f32>) {\n    r = 2.0;\n}\n";
     let (file, diags, got) = run(src);
-    assert_eq!(got, vec![pair(Code::UnclosedDelimiter, "kernel")], "{}", render(&diags, src));
+    assert_eq!(
+        got,
+        vec![pair(Code::UnclosedDelimiter, "kernel")],
+        "{}",
+        render(&diags, src)
+    );
     let names: Vec<String> = file
         .map(|f| f.items.iter().map(|i| i.name().name.clone()).collect())
         .unwrap_or_default();
@@ -323,19 +399,40 @@ fn an_item_in_the_first_column_closes_what_is_open() {
 #[test]
 fn lexical_errors_do_not_cascade_into_syntax_errors() {
     for (src, code, text) in [
-        ("fn f() { let x = a @ b; let y = x; }", Code::UnexpectedCharacter, "@"),
+        (
+            "fn f() { let x = a @ b; let y = x; }",
+            Code::UnexpectedCharacter,
+            "@",
+        ),
         ("fn f() { let x = 1e; }", Code::MalformedNumber, "1e"),
-        ("fn f() { let x = 1.0.0 * 2.0; }", Code::MalformedNumber, "1.0.0"),
+        (
+            "fn f() { let x = 1.0.0 * 2.0; }",
+            Code::MalformedNumber,
+            "1.0.0",
+        ),
         ("fn f() { let x = 5u8 + 1; }", Code::MalformedNumber, "u8"),
-        ("fn f() { let x = 99999999999999999999; }", Code::IntegerOutOfRange, "99999999999999999999"),
+        (
+            "fn f() { let x = 99999999999999999999; }",
+            Code::IntegerOutOfRange,
+            "99999999999999999999",
+        ),
         ("fn f() { let x = .5; }", Code::LeadingDotFloat, ".5"),
         ("#[inline]\nfn f() { }", Code::UnexpectedCharacter, "#"),
-        ("fn f() { let s = \"text\"; }", Code::UnexpectedCharacter, "\"text\""),
+        (
+            "fn f() { let s = \"text\"; }",
+            Code::UnexpectedCharacter,
+            "\"text\"",
+        ),
         ("fn f() { x = 1.0 $ }", Code::UnexpectedCharacter, "$"),
         ("fn f() { } /* open", Code::UnterminatedComment, "/*"),
     ] {
         let (file, diags, got) = run(src);
-        assert_eq!(got, vec![pair(code, text)], "{src}\n{}", render(&diags, src));
+        assert_eq!(
+            got,
+            vec![pair(code, text)],
+            "{src}\n{}",
+            render(&diags, src)
+        );
         assert!(file.is_some(), "{src}");
     }
 }
@@ -343,7 +440,9 @@ fn lexical_errors_do_not_cascade_into_syntax_errors() {
 #[test]
 fn leading_dot_float_still_parses_as_the_float() {
     let (file, _, _) = run("const X: f32 = .5 * 2.0;");
-    let Some(Item::Const(c)) = file.and_then(|f| f.items.into_iter().next()) else { panic!() };
+    let Some(Item::Const(c)) = file.and_then(|f| f.items.into_iter().next()) else {
+        panic!()
+    };
     assert_eq!(print::print_expr(&c.value), "0.5 * 2.0");
 }
 
@@ -351,7 +450,10 @@ fn leading_dot_float_still_parses_as_the_float() {
 fn nothing_useful_gives_none() {
     let (file, diags, _) = run("@@@ $$$");
     assert!(file.is_none());
-    assert_eq!(codes(&diags), vec![Code::UnexpectedCharacter, Code::UnexpectedCharacter]);
+    assert_eq!(
+        codes(&diags),
+        vec![Code::UnexpectedCharacter, Code::UnexpectedCharacter]
+    );
     let (file, diags, _) = run("blah");
     assert!(file.is_none());
     assert_eq!(codes(&diags), vec![Code::SyntaxError]);

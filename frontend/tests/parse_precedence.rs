@@ -26,7 +26,10 @@ const TABLE: &[(&str, &str)] = &[
     ("a & b << c", "(a & (b << c))"),
     ("a ^ b & c", "(a ^ (b & c))"),
     ("a | b ^ c", "(a | (b ^ c))"),
-    ("a | b ^ c & d << e + f * g", "(a | (b ^ (c & (d << (e + (f * g))))))"),
+    (
+        "a | b ^ c & d << e + f * g",
+        "(a | (b ^ (c & (d << (e + (f * g))))))",
+    ),
     ("a == b | c", "(a == (b | c))"),
     ("a < b && c >= d", "((a < b) && (c >= d))"),
     ("a == b && c != d || e", "(((a == b) && (c != d)) || e)"),
@@ -50,14 +53,23 @@ const TABLE: &[(&str, &str)] = &[
     // Postfix chains, left to right.
     ("a.xy.x", "((a.xy).x)"),
     ("m[i][j]", "((m[i])[j])"),
-    ("img[index() + vec2(1.0, 0.0)].x", "((img[(index() + vec2(1.0, 0.0))]).x)"),
+    (
+        "img[index() + vec2(1.0, 0.0)].x",
+        "((img[(index() + vec2(1.0, 0.0))]).x)",
+    ),
     ("f(a + b, c * d).w", "(f((a + b), (c * d)).w)"),
     ("(a + b).x", "((a + b).x)"),
     ("(a + b) * c", "((a + b) * c)"),
     // `if` is an expression anywhere.
     ("1.0 + if c { a } else { b }", "(1.0 + (if c {a} else {b}))"),
-    ("(if c { a } else { b }) * 2.0", "((if c {a} else {b}) * 2.0)"),
-    ("if a < b { a } else { b } + 1.0", "((if (a < b) {a} else {b}) + 1.0)"),
+    (
+        "(if c { a } else { b }) * 2.0",
+        "((if c {a} else {b}) * 2.0)",
+    ),
+    (
+        "if a < b { a } else { b } + 1.0",
+        "((if (a < b) {a} else {b}) + 1.0)",
+    ),
     ("f(if c { a } else { b })", "f((if c {a} else {b}))"),
     // Comparisons take whole shift/bit expressions on either side.
     ("a + 1 < b * 2", "((a + 1) < (b * 2))"),
@@ -91,8 +103,14 @@ fn the_printer_uses_only_needed_parentheses() {
         ("((a.x))", "a.x"),
         ("(a < b) == c", "(a < b) == c"),
         ("a == (b < c)", "a == (b < c)"),
-        ("(if c { a } else { b }) * 2.0", "(if c { a } else { b }) * 2.0"),
-        ("2.0 * if c { a } else { b }", "2.0 * (if c { a } else { b })"),
+        (
+            "(if c { a } else { b }) * 2.0",
+            "(if c { a } else { b }) * 2.0",
+        ),
+        (
+            "2.0 * if c { a } else { b }",
+            "2.0 * (if c { a } else { b })",
+        ),
         ("({ a }).x", "({ a }).x"),
     ] {
         assert_eq!(print::print_expr(&expr(src)), printed, "{src}");

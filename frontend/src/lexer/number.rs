@@ -223,9 +223,7 @@ fn scan_parts<C: CharCursor>(cursor: &mut C) -> Parts {
     }
     if !done {
         match c.first() {
-            Some('.')
-                if c.second() != Some('.') && !c.second().is_some_and(is_id_start) =>
-            {
+            Some('.') if c.second() != Some('.') && !c.second().is_some_and(is_id_start) => {
                 c.bump();
                 parts.has_point = true;
                 if c.first().is_some_and(|d| d.is_ascii_digit()) {
@@ -276,11 +274,15 @@ const RUST_SUFFIXES: &[&str] = &[
 
 /// Turns the text of one number literal (as found by [`scan`]) at `span`
 /// into a token, or a diagnostic explaining what is wrong with it.
-pub(super) fn validate(text: &str, span: Span) -> Result<Token, Diagnostic> {
+pub(super) fn validate(text: &str, span: Span) -> Result<Token<'static>, Box<Diagnostic>> {
+    let fail = |d: Diagnostic| Err(Box::new(d));
     let parts = scan_parts(&mut StrCursor::new(text));
     let whole = |code: Code, message: String| Diagnostic::new(code, span, message);
     let sub = |from: usize, to: usize| {
-        Span::new(span.start as usize + from, span.start as usize + to.max(from))
+        Span::new(
+            span.start as usize + from,
+            span.start as usize + to.max(from),
+        )
     };
     let suffix = text.get(parts.suffix_start..).unwrap_or("");
     let is_float_form = parts.has_point || parts.has_exponent;
@@ -288,62 +290,68 @@ pub(super) fn validate(text: &str, span: Span) -> Result<Token, Diagnostic> {
 
     if parts.empty_int {
         let prefix = text.get(..2).unwrap_or(text);
-        return Err(whole(
-            Code::MalformedNumber,
-            "no valid digits found for number".to_string(),
-        )
-        .with_label(format!("`{prefix}` must be followed by {base_name} digits"))
-        .with_help(match parts.base {
-            Base::Binary => "write e.g. `0b1010`",
-            Base::Octal => "write e.g. `0o17`",
-            _ => "write e.g. `0x2A`",
-        }));
+        return fail(
+            whole(
+                Code::MalformedNumber,
+                "no valid digits found for number".to_string(),
+            )
+            .with_label(format!("`{prefix}` must be followed by {base_name} digits"))
+            .with_help(match parts.base {
+                Base::Binary => "write e.g. `0b1010`",
+                Base::Octal => "write e.g. `0o17`",
+                _ => "write e.g. `0x2A`",
+            }),
+        );
     }
     if parts.extra_point {
-        return Err(whole(
-            Code::MalformedNumber,
-            format!("malformed number `{text}`"),
-        )
-        .with_label("a number has at most one decimal point")
-        .with_help("write a single float literal such as `1.0`"));
+        return fail(
+            whole(Code::MalformedNumber, format!("malformed number `{text}`"))
+                .with_label("a number has at most one decimal point")
+                .with_help("write a single float literal such as `1.0`"),
+        );
     }
     if parts.base != Base::Decimal && is_float_form {
-        return Err(whole(
-            Code::MalformedNumber,
-            format!("{base_name} float literals are not supported"),
-        )
-        .with_label("only decimal literals can have a fraction or an exponent")
-        .with_help("write the value as a decimal float literal, such as `1.5`"));
+        return fail(
+            whole(
+                Code::MalformedNumber,
+                format!("{base_name} float literals are not supported"),
+            )
+            .with_label("only decimal literals can have a fraction or an exponent")
+            .with_help("write the value as a decimal float literal, such as `1.5`"),
+        );
     }
     if parts.empty_exponent {
-        return Err(whole(
-            Code::MalformedNumber,
-            "expected at least one digit in exponent".to_string(),
-        )
-        .with_label("the exponent has no digits")
-        .with_help("write the exponent's digits, as in `1e3` or `2.5e-3`"));
+        return fail(
+            whole(
+                Code::MalformedNumber,
+                "expected at least one digit in exponent".to_string(),
+            )
+            .with_label("the exponent has no digits")
+            .with_help("write the exponent's digits, as in `1e3` or `2.5e-3`"),
+        );
     }
     // Digits valid for the base (rustc: "invalid digit for a base 2 literal").
     if matches!(parts.base, Base::Binary | Base::Octal) {
-        let digits = text.get(parts.digits_start..parts.suffix_start).unwrap_or("");
+        let digits = text
+            .get(parts.digits_start..parts.suffix_start)
+            .unwrap_or("");
         if let Some((i, d)) = digits
             .char_indices()
             .find(|&(_, d)| d.to_digit(parts.base.radix()).is_none() && d != '_')
         {
             let at = parts.digits_start + i;
-            return Err(Diagnostic::new(
-                Code::MalformedNumber,
-                sub(at, at + d.len_utf8()),
-                format!("invalid digit `{d}` in {base_name} literal"),
-            )
-            .with_label(format!(
-                "not a base-{} digit",
-                parts.base.radix()
-            ))
-            .with_help(format!(
-                "{base_name} literals use the digits 0 to {}",
-                parts.base.radix() - 1
-            )));
+            return fail(
+                Diagnostic::new(
+                    Code::MalformedNumber,
+                    sub(at, at + d.len_utf8()),
+                    format!("invalid digit `{d}` in {base_name} literal"),
+                )
+                .with_label(format!("not a base-{} digit", parts.base.radix()))
+                .with_help(format!(
+                    "{base_name} literals use the digits 0 to {}",
+                    parts.base.radix() - 1
+                )),
+            );
         }
     }
 
@@ -352,25 +360,29 @@ pub(super) fn validate(text: &str, span: Span) -> Result<Token, Diagnostic> {
         "" => is_float_form,
         "f32" => {
             if parts.base != Base::Decimal {
-                return Err(Diagnostic::new(
-                    Code::MalformedNumber,
-                    suffix_span,
-                    format!("{base_name} literals cannot have the suffix `f32`"),
-                )
-                .with_label("only decimal literals can be floats")
-                .with_help("write the value as a decimal float literal, such as `2.0`"));
+                return fail(
+                    Diagnostic::new(
+                        Code::MalformedNumber,
+                        suffix_span,
+                        format!("{base_name} literals cannot have the suffix `f32`"),
+                    )
+                    .with_label("only decimal literals can be floats")
+                    .with_help("write the value as a decimal float literal, such as `2.0`"),
+                );
             }
             true
         }
         "i32" => {
             if is_float_form {
-                return Err(Diagnostic::new(
-                    Code::MalformedNumber,
-                    suffix_span,
-                    "a float literal cannot have the suffix `i32`",
-                )
-                .with_label("integer suffix on a float literal")
-                .with_help("remove the suffix, or write an integer such as `1i32`"));
+                return fail(
+                    Diagnostic::new(
+                        Code::MalformedNumber,
+                        suffix_span,
+                        "a float literal cannot have the suffix `i32`",
+                    )
+                    .with_label("integer suffix on a float literal")
+                    .with_help("remove the suffix, or write an integer such as `1i32`"),
+                );
             }
             false
         }
@@ -380,47 +392,57 @@ pub(super) fn validate(text: &str, span: Span) -> Result<Token, Diagnostic> {
             } else {
                 "`42` or `42i32`"
             };
-            return Err(Diagnostic::new(
-                Code::MalformedNumber,
-                suffix_span,
-                format!("unsupported literal suffix `{other}`"),
-            )
-            .with_label("the language has no such type")
-            .with_help(format!(
-                "the only numeric types are `i32` and `f32`: write {example}"
-            )));
+            return fail(
+                Diagnostic::new(
+                    Code::MalformedNumber,
+                    suffix_span,
+                    format!("unsupported literal suffix `{other}`"),
+                )
+                .with_label("the language has no such type")
+                .with_help(format!(
+                    "the only numeric types are `i32` and `f32`: write {example}"
+                )),
+            );
         }
         other => {
-            return Err(Diagnostic::new(
-                Code::MalformedNumber,
-                suffix_span,
-                format!("invalid suffix `{other}` for number literal"),
-            )
-            .with_label("invalid suffix")
-            .with_help("a number literal may end in `i32` or `f32`, or in nothing"));
+            return fail(
+                Diagnostic::new(
+                    Code::MalformedNumber,
+                    suffix_span,
+                    format!("invalid suffix `{other}` for number literal"),
+                )
+                .with_label("invalid suffix")
+                .with_help("a number literal may end in `i32` or `f32`, or in nothing"),
+            );
         }
     };
 
     let digits = text.get(..parts.suffix_start).unwrap_or("");
     if float {
         let cleaned: String = digits.chars().filter(|&c| c != '_').collect();
-        let value: f32 = cleaned.parse().map_err(|_| {
-            whole(Code::MalformedNumber, format!("malformed number `{text}`"))
-                .with_label("not a float literal")
-        })?;
+        let Ok(value) = cleaned.parse::<f32>() else {
+            return fail(
+                whole(Code::MalformedNumber, format!("malformed number `{text}`"))
+                    .with_label("not a float literal"),
+            );
+        };
         if value.is_infinite() {
-            return Err(whole(
-                Code::IntegerOutOfRange,
-                format!("float literal `{text}` is out of range for `f32`"),
-            )
-            .with_label("rounds to infinity")
-            .with_help("the largest finite f32 is about 3.4028235e38"));
+            return fail(
+                whole(
+                    Code::IntegerOutOfRange,
+                    format!("float literal `{text}` is out of range for `f32`"),
+                )
+                .with_label("rounds to infinity")
+                .with_help("the largest finite f32 is about 3.4028235e38"),
+            );
         }
         return Ok(Token::Float(value));
     }
 
     let radix = parts.base.radix();
-    let body = text.get(parts.digits_start..parts.suffix_start).unwrap_or("");
+    let body = text
+        .get(parts.digits_start..parts.suffix_start)
+        .unwrap_or("");
     let mut value: u64 = 0;
     for d in body.chars().filter(|&c| c != '_') {
         let digit = u64::from(d.to_digit(radix).unwrap_or(0));
@@ -430,15 +452,17 @@ pub(super) fn validate(text: &str, span: Span) -> Result<Token, Diagnostic> {
         {
             Some(v) => v,
             None => {
-                return Err(whole(
-                    Code::IntegerOutOfRange,
-                    "integer literal is too large".to_string(),
-                )
-                .with_label("this does not even fit in 64 bits")
-                .with_help(
-                    "an `i32` holds -2147483648 to 2147483647; hexadecimal and binary \
+                return fail(
+                    whole(
+                        Code::IntegerOutOfRange,
+                        "integer literal is too large".to_string(),
+                    )
+                    .with_label("this does not even fit in 64 bits")
+                    .with_help(
+                        "an `i32` holds -2147483648 to 2147483647; hexadecimal and binary \
                      literals may spell bit patterns up to 0xFFFF_FFFF",
-                ));
+                    ),
+                );
             }
         };
     }

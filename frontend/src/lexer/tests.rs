@@ -3,14 +3,17 @@
 use super::*;
 
 /// Tokens of `src`, which must lex without diagnostics.
-fn toks(src: &str) -> Vec<Token> {
+fn toks(src: &str) -> Vec<Token<'_>> {
     let (tokens, diags) = lex(src);
-    assert!(diags.is_empty(), "unexpected diagnostics for {src:?}: {diags:#?}");
+    assert!(
+        diags.is_empty(),
+        "unexpected diagnostics for {src:?}: {diags:#?}"
+    );
     tokens.into_iter().map(|(t, _)| t).collect()
 }
 
 /// The single token of `src`.
-fn one(src: &str) -> Token {
+fn one(src: &str) -> Token<'_> {
     let t = toks(src);
     assert_eq!(t.len(), 1, "{src:?} gave {t:?}");
     t.into_iter().next().unwrap_or(Token::Error)
@@ -30,22 +33,22 @@ fn error(src: &str) -> (Code, String, Diagnostic) {
     (d.code, text, d)
 }
 
-fn int(value: u64) -> Token {
+fn int(value: u64) -> Token<'static> {
     Token::Int {
         value,
         radix: IntRadix::Decimal,
     }
 }
 
-fn hex(value: u64) -> Token {
+fn hex(value: u64) -> Token<'static> {
     Token::Int {
         value,
         radix: IntRadix::NonDecimal,
     }
 }
 
-fn ident(name: &str) -> Token {
-    Token::Ident(name.to_string())
+fn ident(name: &str) -> Token<'_> {
+    Token::Ident(name)
 }
 
 #[test]
@@ -100,7 +103,10 @@ fn longest_operator_wins() {
     assert_eq!(toks("a<=b"), vec![ident("a"), Token::Punct(Le), ident("b")]);
     assert_eq!(toks("!==="), p(&[Ne, EqEq]));
     assert_eq!(toks("->"), p(&[Arrow]));
-    assert_eq!(toks("--x"), vec![Token::Punct(Minus), Token::Punct(Minus), ident("x")]);
+    assert_eq!(
+        toks("--x"),
+        vec![Token::Punct(Minus), Token::Punct(Minus), ident("x")]
+    );
     assert_eq!(toks("&&&"), p(&[AndAnd, Amp]));
     assert_eq!(toks("|||"), p(&[OrOr, Pipe]));
     assert_eq!(toks("..."), p(&[DotDot, Dot]));
@@ -154,13 +160,35 @@ fn floats() {
 #[test]
 fn trailing_dot_floats_follow_rust() {
     assert_eq!(one("1."), Token::Float(1.0));
-    assert_eq!(toks("1.;"), vec![Token::Float(1.0), Token::Punct(Punct::Semi)]);
-    assert_eq!(toks("(1.)"), vec![Token::Punct(Punct::LParen), Token::Float(1.0), Token::Punct(Punct::RParen)]);
+    assert_eq!(
+        toks("1.;"),
+        vec![Token::Float(1.0), Token::Punct(Punct::Semi)]
+    );
+    assert_eq!(
+        toks("(1.)"),
+        vec![
+            Token::Punct(Punct::LParen),
+            Token::Float(1.0),
+            Token::Punct(Punct::RParen)
+        ]
+    );
     // `..` is a range, and a letter after the dot makes a field access.
-    assert_eq!(toks("0..8"), vec![int(0), Token::Punct(Punct::DotDot), int(8)]);
-    assert_eq!(toks("1.x"), vec![int(1), Token::Punct(Punct::Dot), ident("x")]);
-    assert_eq!(toks("1.e3"), vec![int(1), Token::Punct(Punct::Dot), ident("e3")]);
-    assert_eq!(toks("1.0.x"), vec![Token::Float(1.0), Token::Punct(Punct::Dot), ident("x")]);
+    assert_eq!(
+        toks("0..8"),
+        vec![int(0), Token::Punct(Punct::DotDot), int(8)]
+    );
+    assert_eq!(
+        toks("1.x"),
+        vec![int(1), Token::Punct(Punct::Dot), ident("x")]
+    );
+    assert_eq!(
+        toks("1.e3"),
+        vec![int(1), Token::Punct(Punct::Dot), ident("e3")]
+    );
+    assert_eq!(
+        toks("1.0.x"),
+        vec![Token::Float(1.0), Token::Punct(Punct::Dot), ident("x")]
+    );
 }
 
 #[test]
@@ -180,12 +208,22 @@ fn comments_nest_and_doc_comments_are_comments() {
     assert_eq!(toks("/// doc\nfn"), vec![Token::Keyword(Keyword::Fn)]);
     assert_eq!(toks("a/**/b"), vec![ident("a"), ident("b")]);
     assert_eq!(toks("a/***/b"), vec![ident("a"), ident("b")]);
-    assert_eq!(toks("x/ /y"), vec![ident("x"), Token::Punct(Punct::Slash), Token::Punct(Punct::Slash), ident("y")]);
+    assert_eq!(
+        toks("x/ /y"),
+        vec![
+            ident("x"),
+            Token::Punct(Punct::Slash),
+            Token::Punct(Punct::Slash),
+            ident("y")
+        ]
+    );
 }
 
 #[test]
 fn unknown_characters_are_ck0001_and_lexing_continues() {
-    for c in ["@", "$", "#", "`", "~", "?", "'", "\\", "é", "\u{0}", "\u{a0}", "→"] {
+    for c in [
+        "@", "$", "#", "`", "~", "?", "'", "\\", "é", "\u{0}", "\u{a0}", "→",
+    ] {
         let src = format!("a {c} b");
         let (tokens, d) = lex(&src);
         assert_eq!(d.len(), 1, "{c:?}: {d:#?}");
@@ -213,7 +251,10 @@ fn helpful_hints_for_some_characters() {
     let (_, _, d) = error("a \u{2212} b");
     assert!(d.help.as_deref().unwrap_or("").contains("`-`"), "{d:?}");
     let (_, _, d) = error("#[inline]");
-    assert!(d.help.as_deref().unwrap_or("").contains("attributes"), "{d:?}");
+    assert!(
+        d.help.as_deref().unwrap_or("").contains("attributes"),
+        "{d:?}"
+    );
     let (_, _, d) = error("größe");
     assert!(d.help.as_deref().unwrap_or("").contains("ASCII"), "{d:?}");
 }
@@ -280,7 +321,12 @@ fn malformed_numbers_are_ck0003() {
 
 #[test]
 fn rust_suffixes_are_ck0003_with_help() {
-    for (src, suffix) in [("5u8", "u8"), ("1.0f64", "f64"), ("3usize", "usize"), ("7i64", "i64")] {
+    for (src, suffix) in [
+        ("5u8", "u8"),
+        ("1.0f64", "f64"),
+        ("3usize", "usize"),
+        ("7i64", "i64"),
+    ] {
         let (code, text, d) = error(src);
         assert_eq!(code, Code::MalformedNumber);
         assert_eq!(text, suffix);
@@ -338,7 +384,7 @@ fn lexing_continues_after_every_error() {
     let names: Vec<&str> = tokens
         .iter()
         .filter_map(|(t, _)| match t {
-            Token::Ident(n) => Some(n.as_str()),
+            Token::Ident(n) => Some(*n),
             _ => None,
         })
         .collect();

@@ -24,15 +24,19 @@ use crate::span::Span;
 use chumsky::span::SimpleSpan;
 
 /// The result of the pass.
-pub(super) struct Prepared {
+pub(super) struct Prepared<'s> {
     /// Balanced tokens for the parser.
-    pub tokens: Vec<(Token, SimpleSpan)>,
+    pub tokens: Vec<(Token<'s>, SimpleSpan)>,
     /// `CK0007` diagnostics.
     pub diags: Vec<Diagnostic>,
     /// Byte ranges `start..=end` inside which syntax errors are consequences
     /// of an unclosed delimiter and are not reported.
     pub shadows: Vec<(u32, u32)>,
 }
+
+/// How many unclosed openers one diagnostic labels (the rest are counted
+/// in a note).
+const MAX_OPENERS_SHOWN: usize = 8;
 
 /// An opener on the stack.
 struct Open {
@@ -60,11 +64,25 @@ fn too_deep(at: Span, what: &str) -> Diagnostic {
     .with_help("split the code into `let` bindings or helper functions")
 }
 
+/// Whether the end of the file is where the text really ends.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum FileEnd {
+    /// The last token is the end of the text.
+    Normal,
+    /// An unterminated comment swallowed the rest of the text (already
+    /// reported), so delimiters left open at the end are not reported.
+    Swallowed,
+}
+
 /// Checks delimiters and nesting of `tokens` and returns the repaired
 /// token list, or the `CK0008` diagnostic if nesting is too deep (the
 /// source is then not parsed at all).
-pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared, Diagnostic> {
-    let mut out: Vec<(Token, SimpleSpan)> = Vec::with_capacity(tokens.len() + 8);
+pub(super) fn prepare<'s>(
+    tokens: Vec<(Token<'s>, Span)>,
+    source: &str,
+    end: FileEnd,
+) -> Result<Prepared<'s>, Box<Diagnostic>> {
+    let mut out: Vec<(Token<'s>, SimpleSpan)> = Vec::with_capacity(tokens.len() + 8);
     let mut diags = Vec::new();
     let mut shadows = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
@@ -78,14 +96,18 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
                          at: u32,
                          due: Span,
                          due_label: &str,
-                         out: &mut Vec<(Token, SimpleSpan)>,
+                         out: &mut Vec<(Token<'s>, SimpleSpan)>,
                          diags: &mut Vec<Diagnostic>,
                          shadows: &mut Vec<(u32, u32)>| {
         let mut diag: Option<Diagnostic> = None;
+        let mut unshown = 0usize;
         while stack.len() > keep {
             let Some(open) = stack.pop() else { break };
             let closer = closer_of(open.opener);
-            out.push((Token::Punct(closer), SimpleSpan::from(at as usize..at as usize)));
+            out.push((
+                Token::Punct(closer),
+                SimpleSpan::from(at as usize..at as usize),
+            ));
             shadows.push((open.span.start, at));
             diag = Some(match diag {
                 None => Diagnostic::new(
@@ -95,38 +117,45 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
                 )
                 .with_label(format!("{due_label} `{}`", closer.as_str()))
                 .with_secondary(open.span, "unclosed delimiter"),
-                Some(d) => d.with_secondary(open.span, "unclosed delimiter"),
+                Some(d) if d.secondary.len() < MAX_OPENERS_SHOWN => {
+                    d.with_secondary(open.span, "unclosed delimiter")
+                }
+                Some(d) => {
+                    unshown += 1;
+                    d
+                }
             });
         }
-        if let Some(d) = diag {
+        if let Some(mut d) = diag {
+            if unshown > 0 {
+                d = d.with_note(format!("{unshown} more delimiters are unclosed"));
+            }
             diags.push(d);
         }
     };
 
     for (token, span) in tokens {
-        let span = *span;
         if matches!(token, Token::Punct(Punct::Minus | Punct::Bang)) {
             prefix_run += 1;
             if prefix_run > MAX_NESTING {
-                return Err(too_deep(span, "prefix operator"));
+                return Err(Box::new(too_deep(span, "prefix operator")));
             }
         } else {
             prefix_run = 0;
         }
         match token {
             Token::Punct(p @ (Punct::LParen | Punct::LBracket | Punct::LBrace)) => {
-                stack.push(Open { opener: *p, span });
+                stack.push(Open { opener: p, span });
                 if stack.len() > MAX_NESTING {
-                    return Err(too_deep(span, "delimiter"));
+                    return Err(Box::new(too_deep(span, "delimiter")));
                 }
-                out.push((token.clone(), simple(span)));
+                out.push((token, simple(span)));
             }
             Token::Punct(p @ (Punct::RParen | Punct::RBracket | Punct::RBrace)) => {
-                let p = *p;
                 let top = stack.last().map(|o| o.opener);
                 if top.map(closer_of) == Some(p) {
                     stack.pop();
-                    out.push((token.clone(), simple(span)));
+                    out.push((token, simple(span)));
                 } else if let Some(depth) = stack.iter().rposition(|o| closer_of(o.opener) == p) {
                     // Closes an outer group: the groups inside it are unclosed.
                     close_down_to(
@@ -140,7 +169,7 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
                         &mut shadows,
                     );
                     stack.pop();
-                    out.push((token.clone(), simple(span)));
+                    out.push((token, simple(span)));
                 } else if let Some(open) = stack
                     .last()
                     .filter(|o| matches!(o.opener, Punct::LParen | Punct::LBracket))
@@ -171,7 +200,7 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
                     );
                 }
             }
-            t if is_item_keyword(t) && !stack.is_empty() && starts_line(source, span) => {
+            t if is_item_keyword(&t) && !stack.is_empty() && starts_line(source, span) => {
                 // An item at the start of a line: whatever is open above
                 // it was never closed.
                 close_down_to(
@@ -184,13 +213,13 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
                     &mut diags,
                     &mut shadows,
                 );
-                out.push((token.clone(), simple(span)));
+                out.push((token, simple(span)));
             }
-            _ => out.push((token.clone(), simple(span))),
+            _ => out.push((token, simple(span))),
         }
     }
-    let end = source.len();
-    let eof = Span::new(end, end);
+    let eof = Span::new(source.len(), source.len());
+    let mut at_end = Vec::new();
     close_down_to(
         &mut stack,
         0,
@@ -198,9 +227,12 @@ pub(super) fn prepare(tokens: &[(Token, Span)], source: &str) -> Result<Prepared
         eof,
         "the file ends here; expected",
         &mut out,
-        &mut diags,
+        &mut at_end,
         &mut shadows,
     );
+    if end == FileEnd::Normal {
+        diags.extend(at_end);
+    }
     Ok(Prepared {
         tokens: out,
         diags,

@@ -14,10 +14,10 @@
 
 use super::MAX_DEPTH;
 use super::depth::dismantle_expr;
-use super::stmt::recovering_condition;
 use super::primitives::{
     Ctx, Extra, In, P, custom_error, error_expr, expr as node, group, ident, kw, punct, span,
 };
+use super::stmt::recovering_condition;
 use super::types::{cast_type_parser, type_parser};
 use crate::ast::{BinaryOp, Block, Expr, ExprKind, Ident, UnaryOp};
 use crate::diag::{Code, Diagnostic};
@@ -161,16 +161,17 @@ fn atom<'t>(expr: P<'t, Expr>, block: P<'t, Block>) -> P<'t, Expr> {
         Token::Error => ExprKind::Error,
     }
     .map_with(|kind, e| node(kind, e.span()));
-    let name_or_call = ident()
-        .then(arguments(expr.clone()).or_not())
-        .map_with(|(callee, args), e| {
-            let kind = match args {
-                None => ExprKind::Name(callee),
-                Some((Some(args), _)) => ExprKind::Call { callee, args },
-                Some((None, _)) => ExprKind::Error,
-            };
-            node(kind, e.span())
-        });
+    let name_or_call =
+        ident()
+            .then(arguments(expr.clone()).or_not())
+            .map_with(|(callee, args), e| {
+                let kind = match args {
+                    None => ExprKind::Name(callee),
+                    Some((Some(args), _)) => ExprKind::Call { callee, args },
+                    Some((None, _)) => ExprKind::Error,
+                };
+                node(kind, e.span())
+            });
     let paren = expr
         .clone()
         .delimited_by(punct(Punct::LParen), punct(Punct::RParen))
@@ -194,10 +195,7 @@ enum Postfix {
     /// `.` not followed by a name (already reported).
     BadField,
     /// `.name(args)`: a method call, which the language does not have.
-    Method {
-        name: Ident,
-        args: SimpleSpan,
-    },
+    Method { name: Ident, args: SimpleSpan },
     /// `[index]`
     Index(Expr),
     /// `(args)` after something that is not a name.
@@ -232,12 +230,9 @@ fn postfix<'t>(ctx: Ctx<'t>, atom: P<'t, Expr>, expr: P<'t, Expr>) -> P<'t, Expr
         .foldl_with(op.repeated(), move |acc, (op, at), e| {
             let base_span = acc.0.span;
             match op {
-                Postfix::Field(field) => chain_step(
-                    acc,
-                    at,
-                    |base| ExprKind::Field { base, field },
-                    e,
-                ),
+                Postfix::Field(field) => {
+                    chain_step(acc, at, |base| ExprKind::Field { base, field }, e)
+                }
                 Postfix::Index(index) => chain_step(
                     acc,
                     at,
@@ -312,25 +307,25 @@ fn unary<'t>(postfix: P<'t, Expr>) -> P<'t, Expr> {
         .then(postfix.clone().recover_with(via_parser(missing())))
         .map(|(ops, operand)| {
             let end = operand.span.end;
-            ops.into_iter().rev().fold(operand, |operand, (op, at)| Expr {
-                span: Span {
-                    start: at.start as u32,
-                    end,
-                },
-                kind: ExprKind::Unary {
-                    op,
-                    operand: Box::new(operand),
-                },
-            })
+            ops.into_iter()
+                .rev()
+                .fold(operand, |operand, (op, at)| Expr {
+                    span: Span {
+                        start: at.start as u32,
+                        end,
+                    },
+                    kind: ExprKind::Unary {
+                        op,
+                        operand: Box::new(operand),
+                    },
+                })
         });
     choice((prefixed, postfix)).labelled("expression").boxed()
 }
 
 /// `x as T as U ...`.
 fn cast<'t>(unary: P<'t, Expr>, ty: P<'t, crate::ast::TypeExpr>) -> P<'t, Expr> {
-    let step = kw(Keyword::As)
-        .map_with(|_, e| e.span())
-        .then(ty);
+    let step = kw(Keyword::As).map_with(|_, e| e.span()).then(ty);
     unary
         .map(|e| (e, 0u32))
         .foldl_with(step.repeated(), |acc, (at, ty), e| {
@@ -340,16 +335,19 @@ fn cast<'t>(unary: P<'t, Expr>, ty: P<'t, crate::ast::TypeExpr>) -> P<'t, Expr> 
         .boxed()
 }
 
-/// The operator tokens `ops`, labelled "an operator" in messages.
+/// The operator tokens `ops`, labelled "an operator" in messages. One
+/// token test, not one alternative per operator: failed alternatives are
+/// what costs time in chumsky (each records an error).
 fn operator<'t>(
     ops: &'static [(Punct, BinaryOp)],
 ) -> impl Parser<'t, In<'t>, (BinaryOp, SimpleSpan), Extra<'t>> + Clone {
-    choice(
-        ops.iter()
-            .map(|(p, op)| punct(*p).to(*op))
-            .collect::<Vec<_>>(),
-    )
-    .map_with(|op, e| (op, e.span()))
+    chumsky::primitive::select(move |t: Token<'t>, e| match t {
+        Token::Punct(p) => ops
+            .iter()
+            .find(|(q, _)| *q == p)
+            .map(|(_, op)| (*op, e.span())),
+        _ => None,
+    })
     .labelled("an operator")
 }
 
@@ -381,7 +379,12 @@ fn infix_level<'t>(operand: P<'t, Expr>, ops: &'static [(Punct, BinaryOp)]) -> P
 fn comparison<'t>(ctx: Ctx<'t>, operand: P<'t, Expr>) -> P<'t, Expr> {
     let rhs = operand.clone().recover_with(via_parser(missing()));
     operand
-        .then(operator(COMPARISONS).then(rhs).repeated().collect::<Vec<_>>())
+        .then(
+            operator(COMPARISONS)
+                .then(rhs)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
         .validate(move |(first, mut rest), e, emitter| {
             let whole = e.span();
             match rest.len() {

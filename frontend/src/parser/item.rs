@@ -5,14 +5,16 @@
 //! `Error`, and a missing `const` type or `reduce` result type, or a
 //! kernel's result type, is reported without losing the item.
 
+use super::expr::expr_parser;
 use super::primitives::{
-    BraceEnds, Ctx, Extra, In, P, custom_error, expected_found, group, ident, is_closer, kw,
-    label, pattern, peek_with_span, punct, skip_item, skip_one, span, terminator,
+    BraceEnds, Ctx, Extra, In, P, custom_error, expected_found, group, ident, is_closer, kw, label,
+    pattern, peek_with_span, punct, skip_item, skip_one, span, terminator,
 };
 use super::stmt::{block_parser, recovering_expr};
 use super::types::{recovering_type, type_parser};
-use super::expr::expr_parser;
-use crate::ast::{ConstItem, File, FnItem, Ident, Item, KernelItem, Param, ReduceItem, TypeExpr, TypeExprKind};
+use crate::ast::{
+    ConstItem, File, FnItem, Ident, Item, KernelItem, Param, ReduceItem, TypeExpr, TypeExprKind,
+};
 use crate::diag::{Code, Diagnostic};
 use crate::lexer::{Keyword, Punct, Token};
 use chumsky::input::InputRef;
@@ -34,11 +36,7 @@ fn skip_parameter<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
                     return if skipped {
                         Ok(())
                     } else {
-                        Err(expected_found(
-                            vec![label("parameter")],
-                            other,
-                            s,
-                        ))
+                        Err(expected_found(vec![label("parameter")], other, s))
                     };
                 }
             }
@@ -61,9 +59,13 @@ fn parameter_separator<'t>() -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
             None => return Ok(()),
             _ => {}
         }
-        let starts_parameter = matches!(token, Some(Token::Ident(_) | Token::Keyword(Keyword::Mut)));
+        let starts_parameter =
+            matches!(token, Some(Token::Ident(_) | Token::Keyword(Keyword::Mut)));
         inp.emit(expected_found(
-            vec![pattern(Token::Punct(Punct::Comma)), pattern(Token::Punct(Punct::RParen))],
+            vec![
+                pattern(Token::Punct(Punct::Comma)),
+                pattern(Token::Punct(Punct::RParen)),
+            ],
             token,
             s,
         ));
@@ -89,13 +91,21 @@ fn missing_parameter_type<'t>() -> impl Parser<'t, In<'t>, TypeExpr, Extra<'t>> 
         let (token, s) = peek_with_span(inp);
         match &token {
             Some(Token::Punct(Punct::Comma | Punct::RParen)) | None => {
-                inp.emit(expected_found(vec![pattern(Token::Punct(Punct::Colon))], token, s));
+                inp.emit(expected_found(
+                    vec![pattern(Token::Punct(Punct::Colon))],
+                    token,
+                    s,
+                ));
                 Ok(TypeExpr {
                     kind: TypeExprKind::Error,
                     span: span(SimpleSpan::from(s.start..s.start)),
                 })
             }
-            _ => Err(expected_found(vec![pattern(Token::Punct(Punct::Colon))], token, s)),
+            _ => Err(expected_found(
+                vec![pattern(Token::Punct(Punct::Colon))],
+                token,
+                s,
+            )),
         }
     })
 }
@@ -149,9 +159,16 @@ pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
                 let at = SimpleSpan::from(name.span.range());
                 emitter.emit(custom_error(
                     at,
-                    Diagnostic::new(Code::SyntaxError, name.span, "missing type for `const` item")
-                        .with_label("needs a type")
-                        .with_help(format!("write the type after the name: `{}: f32`", name.name)),
+                    Diagnostic::new(
+                        Code::SyntaxError,
+                        name.span,
+                        "missing type for `const` item",
+                    )
+                    .with_label("needs a type")
+                    .with_help(format!(
+                        "write the type after the name: `{}: f32`",
+                        name.name
+                    )),
                 ));
                 missing_type(&name)
             });
@@ -192,13 +209,9 @@ pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
             if let Some(ret) = ret {
                 emitter.emit(custom_error(
                     SimpleSpan::from(ret.span.range()),
-                    Diagnostic::new(
-                        Code::SyntaxError,
-                        ret.span,
-                        "kernels do not return a value",
-                    )
-                    .with_label("remove this result type")
-                    .with_help("a kernel writes its results to `Out<T>` parameters"),
+                    Diagnostic::new(Code::SyntaxError, ret.span, "kernels do not return a value")
+                        .with_label("remove this result type")
+                        .with_help("a kernel writes its results to `Out<T>` parameters"),
                 ));
             }
             (name, params)
@@ -221,11 +234,13 @@ pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
             let ret = ret.unwrap_or_else(|| {
                 emitter.emit(custom_error(
                     SimpleSpan::from(name.span.range()),
-                    Diagnostic::new(Code::SyntaxError, name.span, "a reduction needs a result type")
-                        .with_label("no `-> T` after the parameters")
-                        .with_help(
-                            "write it as in `reduce sum(a: f32, b: f32) -> f32 { a + b }`",
-                        ),
+                    Diagnostic::new(
+                        Code::SyntaxError,
+                        name.span,
+                        "a reduction needs a result type",
+                    )
+                    .with_label("no `-> T` after the parameters")
+                    .with_help("write it as in `reduce sum(a: f32, b: f32) -> f32 { a + b }`"),
                 ));
                 missing_type(&name)
             });

@@ -55,15 +55,19 @@ pub const MAX_DEPTH: usize = 512;
 /// refused) want the large stack that [`crate::compile`] provides.
 pub fn parse(source: &str) -> (Option<ast::File>, Vec<Diagnostic>) {
     let (tokens, mut diags) = lexer::lex(source);
-    let prepared = match delims::prepare(&tokens, source) {
+    let end = if diags.iter().any(|d| d.code == Code::UnterminatedComment) {
+        delims::FileEnd::Swallowed
+    } else {
+        delims::FileEnd::Normal
+    };
+    let prepared = match delims::prepare(tokens, source, end) {
         Ok(prepared) => prepared,
         Err(too_deep) => {
-            diags.push(too_deep);
+            diags.push(*too_deep);
             sort(&mut diags);
             return (None, diags);
         }
     };
-    drop(tokens);
     diags.extend(prepared.diags);
     let ctx = Ctx {
         src: source,

@@ -17,11 +17,11 @@ use chumsky::util::MaybeRef;
 use std::borrow::Cow;
 
 /// The parser's input: tokens with chumsky spans.
-pub(super) type In<'t> = MappedInput<'t, Token, SimpleSpan, &'t [(Token, SimpleSpan)]>;
+pub(super) type In<'t> = MappedInput<'t, Token<'t>, SimpleSpan, &'t [(Token<'t>, SimpleSpan)]>;
 
 /// The parser's error: chumsky's rich error, whose custom variant carries a
 /// finished [`Diagnostic`] (chained comparisons, method calls, ...).
-pub(super) type PErr<'t> = Rich<'t, Token, SimpleSpan, Box<Diagnostic>>;
+pub(super) type PErr<'t> = Rich<'t, Token<'t>, SimpleSpan, Box<Diagnostic>>;
 
 /// Parser extras: just the error type.
 pub(super) type Extra<'t> = extra::Err<PErr<'t>>;
@@ -36,7 +36,7 @@ pub(super) struct Ctx<'t> {
     /// The source text.
     pub src: &'t str,
     /// The tokens the parser runs over.
-    pub toks: &'t [(Token, SimpleSpan)],
+    pub toks: &'t [(Token<'t>, SimpleSpan)],
 }
 
 impl<'t> Ctx<'t> {
@@ -85,11 +85,11 @@ pub(super) fn custom_error<'t>(s: SimpleSpan, d: Diagnostic) -> PErr<'t> {
 
 /// An "expected ..., found ..." error.
 pub(super) fn expected_found<'t>(
-    expected: Vec<RichPattern<'t, Token>>,
-    found: Option<Token>,
+    expected: Vec<RichPattern<'t, Token<'t>>>,
+    found: Option<Token<'t>>,
     s: SimpleSpan,
 ) -> PErr<'t> {
-    <PErr<'t> as LabelError<'t, In<'t>, RichPattern<'t, Token>>>::expected_found(
+    <PErr<'t> as LabelError<'t, In<'t>, RichPattern<'t, Token<'t>>>>::expected_found(
         expected,
         found.map(MaybeRef::Val),
         s,
@@ -97,12 +97,12 @@ pub(super) fn expected_found<'t>(
 }
 
 /// The pattern "the token `t`".
-pub(super) fn pattern<'t>(t: Token) -> RichPattern<'t, Token> {
+pub(super) fn pattern<'t>(t: Token<'t>) -> RichPattern<'t, Token<'t>> {
     RichPattern::Token(MaybeRef::Val(t))
 }
 
 /// The pattern "a thing described by `label`".
-pub(super) fn label<'t>(label: &'static str) -> RichPattern<'t, Token> {
+pub(super) fn label<'t>(label: &'static str) -> RichPattern<'t, Token<'t>> {
     RichPattern::Label(Cow::Borrowed(label))
 }
 
@@ -110,7 +110,7 @@ pub(super) fn label<'t>(label: &'static str) -> RichPattern<'t, Token> {
 /// the end of input for `None`).
 pub(super) fn peek_with_span<'t>(
     inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>,
-) -> (Option<Token>, SimpleSpan) {
+) -> (Option<Token<'t>>, SimpleSpan) {
     let save = inp.save();
     let before = inp.cursor();
     let token = inp.next();
@@ -120,27 +120,27 @@ pub(super) fn peek_with_span<'t>(
 }
 
 /// Parses the keyword `k`.
-pub(super) fn kw<'t>(k: Keyword) -> impl Parser<'t, In<'t>, Token, Extra<'t>> + Clone {
+pub(super) fn kw<'t>(k: Keyword) -> impl Parser<'t, In<'t>, Token<'t>, Extra<'t>> + Clone {
     just(Token::Keyword(k))
 }
 
 /// Parses the punctuation `p`.
-pub(super) fn punct<'t>(p: Punct) -> impl Parser<'t, In<'t>, Token, Extra<'t>> + Clone {
+pub(super) fn punct<'t>(p: Punct) -> impl Parser<'t, In<'t>, Token<'t>, Extra<'t>> + Clone {
     just(Token::Punct(p))
 }
 
 /// Parses an identifier.
 pub(super) fn ident<'t>() -> impl Parser<'t, In<'t>, Ident, Extra<'t>> + Clone {
     select! { Token::Ident(name) => name }
-        .map_with(|name, e| Ident {
-            name,
+        .map_with(|name: &str, e| Ident {
+            name: name.to_string(),
             span: span(e.span()),
         })
         .labelled("identifier")
 }
 
 /// `true` for `(`, `[` and `{`.
-pub(super) fn is_opener(t: &Token) -> bool {
+pub(super) fn is_opener(t: &Token<'_>) -> bool {
     matches!(
         t,
         Token::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace)
@@ -148,7 +148,7 @@ pub(super) fn is_opener(t: &Token) -> bool {
 }
 
 /// `true` for `)`, `]` and `}`.
-pub(super) fn is_closer(t: &Token) -> bool {
+pub(super) fn is_closer(t: &Token<'_>) -> bool {
     matches!(
         t,
         Token::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace)
@@ -156,7 +156,7 @@ pub(super) fn is_closer(t: &Token) -> bool {
 }
 
 /// `true` for the keywords that start an item.
-pub(super) fn is_item_keyword(t: &Token) -> bool {
+pub(super) fn is_item_keyword(t: &Token<'_>) -> bool {
     matches!(
         t,
         Token::Keyword(Keyword::Fn | Keyword::Kernel | Keyword::Reduce | Keyword::Const)
@@ -165,7 +165,7 @@ pub(super) fn is_item_keyword(t: &Token) -> bool {
 
 /// `true` for the keywords that start a statement (or an item), before
 /// which a missing `;` is assumed rather than reported as a cascade.
-fn starts_statement(t: &Token) -> bool {
+fn starts_statement(t: &Token<'_>) -> bool {
     is_item_keyword(t)
         || matches!(
             t,
@@ -227,13 +227,13 @@ pub(super) fn group<'t>(opener: Punct) -> impl Parser<'t, In<'t>, (), Extra<'t>>
 /// closer, or the end. Consumes nothing if already there: a zero-width
 /// recovery for places that must produce *something*.
 pub(super) fn skip_until<'t>(
-    stops: &'static [Token],
+    stops: &'static [Token<'static>],
 ) -> impl Parser<'t, In<'t>, (), Extra<'t>> + Clone {
     custom(move |inp: &mut InputRef<'t, '_, In<'t>, Extra<'t>>| {
         loop {
             match inp.peek() {
                 None => return Ok(()),
-                Some(t) if is_closer(&t) || stops.contains(&t) => return Ok(()),
+                Some(t) if is_closer(&t) || stops.iter().any(|s| *s == t) => return Ok(()),
                 Some(_) => {
                     skip_one(inp);
                 }
@@ -400,9 +400,13 @@ fn plain_terminator<'t>(
                 None => format!("`{t}`"),
             },
         };
-        let d = Diagnostic::new(Code::SyntaxError, span(s), format!("{wanted}, found {found}"))
-            .with_label("unexpected here")
-            .with_help("add `;` at the end of the previous statement");
+        let d = Diagnostic::new(
+            Code::SyntaxError,
+            span(s),
+            format!("{wanted}, found {found}"),
+        )
+        .with_label("unexpected here")
+        .with_help("add `;` at the end of the previous statement");
         inp.emit(custom_error(s, d));
         Ok(Ended::Missing)
     })

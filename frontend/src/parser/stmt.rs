@@ -32,10 +32,10 @@ enum Piece {
 }
 
 /// What may end an expression that recovery skipped.
-const AFTER_EXPR: &[Token] = &[Token::Punct(Punct::Semi), Token::Punct(Punct::Comma)];
+const AFTER_EXPR: &[Token<'static>] = &[Token::Punct(Punct::Semi), Token::Punct(Punct::Comma)];
 
 /// What may end a condition or loop bound that recovery skipped.
-const AFTER_CONDITION: &[Token] = &[
+const AFTER_CONDITION: &[Token<'static>] = &[
     Token::Punct(Punct::Semi),
     Token::Punct(Punct::LBrace),
     Token::Punct(Punct::DotDot),
@@ -60,8 +60,8 @@ pub(super) fn recovering_condition<'t>(expr: P<'t, Expr>) -> P<'t, Expr> {
 }
 
 /// The assignment operators.
-fn assign_op<'t>() -> impl Parser<'t, super::primitives::In<'t>, AssignOp, super::primitives::Extra<'t>> + Clone
-{
+fn assign_op<'t>()
+-> impl Parser<'t, super::primitives::In<'t>, AssignOp, super::primitives::Extra<'t>> + Clone {
     let compound = |p: Punct, op: BinaryOp| punct(p).to(AssignOp::Compound(op));
     choice((
         punct(Punct::Eq).to(AssignOp::Assign),
@@ -88,7 +88,12 @@ fn piece<'t>(
 ) -> P<'t, Piece> {
     let value = recovering_expr(expr.clone());
     let condition = recovering_condition(expr.clone());
-    let stmt = |kind: StmtKind, s: SimpleSpan| Piece::Stmt(Stmt { kind, span: span(s) });
+    let stmt = |kind: StmtKind, s: SimpleSpan| {
+        Piece::Stmt(Stmt {
+            kind,
+            span: span(s),
+        })
+    };
 
     let empty = punct(Punct::Semi).to(Piece::Empty);
 

@@ -13,7 +13,7 @@ use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
 /// Where a broken type's recovery stops: what may follow a type.
-const AFTER_TYPE: &[Token] = &[
+const AFTER_TYPE: &[Token<'static>] = &[
     Token::Punct(Punct::Comma),
     Token::Punct(Punct::Eq),
     Token::Punct(Punct::Semi),

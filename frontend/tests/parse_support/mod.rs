@@ -270,10 +270,7 @@ pub fn erase_expr(e: &mut Expr) {
             }
         }
         ExprKind::Block(b) => erase_block(b),
-        ExprKind::Float(_)
-        | ExprKind::Int { .. }
-        | ExprKind::Bool(_)
-        | ExprKind::Error => {}
+        ExprKind::Float(_) | ExprKind::Int { .. } | ExprKind::Bool(_) | ExprKind::Error => {}
     }
 }
 
@@ -288,6 +285,9 @@ pub fn check_round_trip(src: &str) -> String {
     assert_eq!(printed, reprinted, "printing is not stable for\n{src}");
     erase_file(&mut first);
     erase_file(&mut second);
-    assert_eq!(first, second, "the printed form\n{printed}\nparses differently");
+    assert_eq!(
+        first, second,
+        "the printed form\n{printed}\nparses differently"
+    );
     printed
 }
