@@ -351,10 +351,10 @@ fn punctuation<'s>() -> impl Parser<'s, &'s str, Punct, LexExtra> + Clone {
         let save = inp.save();
         let mut ahead = [0u8; 3];
         let mut len = 0;
-        while len < ahead.len() {
+        for slot in &mut ahead {
             match inp.next() {
                 Some(c) if c.is_ascii() => {
-                    ahead[len] = c as u8;
+                    *slot = c as u8;
                     len += 1;
                 }
                 _ => break,

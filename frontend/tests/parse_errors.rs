@@ -94,6 +94,10 @@ fn missing_semicolon_before_a_statement() {
     assert_eq!(diags[0].message, "expected `;`, found `let`");
     assert!(!diags[0].label.is_empty());
     assert!(diags[0].help.is_some());
+    // A secondary label points at where the `;` belongs.
+    let (at, label) = &diags[0].secondary[0];
+    assert_eq!(&src[at.range()], "1.0");
+    assert_eq!(label, "add `;` after this");
     // Both statements are kept.
     let Some(Item::Fn(f)) = file.and_then(|f| f.items.into_iter().next()) else {
         panic!()
@@ -113,6 +117,13 @@ fn missing_semicolon_before_a_new_line() {
     assert_eq!(got, vec![pair(Code::SyntaxError, "y")]);
     assert_eq!(diags[0].message, "expected one of `;`, `}`, found `y`");
     assert_eq!(recovered(src), "fn f() {\n    x = 1.0;\n    y = 2.0;\n}\n");
+}
+
+#[test]
+fn assignment_where_a_comparison_belongs() {
+    let (_, diags, got) = run("fn f() { if r = 1.0 { } }");
+    assert_eq!(got, vec![pair(Code::SyntaxError, "=")]);
+    assert!(diags[0].help.as_deref().unwrap_or("").contains("`==`"));
 }
 
 #[test]
@@ -248,12 +259,9 @@ fn keyword_as_name_and_bad_swizzle_get_help() {
 #[test]
 fn method_calls_suggest_the_function() {
     for (src, help) in [
-        ("x.abs()", "call it as a function: `abs(x)`"),
-        (
-            "v.clamp(0.0, 1.0)",
-            "call it as a function: `clamp(v, 0.0, 1.0)`",
-        ),
-        ("(a + b).dot(n)", "call it as a function: `dot(a + b, n)`"),
+        ("x.abs()", "write `abs(x)`"),
+        ("v.clamp(0.0, 1.0)", "write `clamp(v, 0.0, 1.0)`"),
+        ("(a + b).dot(n)", "write `dot(a + b, n)`"),
     ] {
         let text = format!("const X: f32 = {src};");
         let (file, diags, got) = run(&text);

@@ -66,6 +66,9 @@ fn hint(
         (Some(Token::Punct(Punct::Eq)), Some(Token::Punct(Punct::DotDot))) => {
             Some("inclusive ranges `..=` are not supported: write `a..b + 1`".to_string())
         }
+        (Some(Token::Punct(Punct::Eq)), _) if wants("an operator") => {
+            Some("`=` assigns, and only as a statement; to compare, write `==`".to_string())
+        }
         (Some(Token::Keyword(Keyword::Else)), _) => {
             Some("`else` must directly follow the `}` of an `if` block".to_string())
         }

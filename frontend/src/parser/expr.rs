@@ -277,10 +277,10 @@ fn method_call(ctx: Ctx<'_>, receiver: Span, name: &Ident, args: SimpleSpan) -> 
     let inner = SimpleSpan::from(args.start + 1..args.end.saturating_sub(1).max(args.start + 1));
     let args_text = ctx.text(inner, 60).map(str::trim);
     let help = match (receiver_text, args_text) {
-        (Some(r), Some("")) => format!("call it as a function: `{}({r})`", name.name),
-        (Some(r), Some(a)) => format!("call it as a function: `{}({r}, {a})`", name.name),
+        (Some(r), Some("")) => format!("write `{}({r})`", name.name),
+        (Some(r), Some(a)) => format!("write `{}({r}, {a})`", name.name),
         _ => format!(
-            "call it as a function, with the receiver as first argument: `{}(x, ...)`",
+            "write a function call with the value as first argument: `{}(x, ...)`",
             name.name
         ),
     };

@@ -46,13 +46,22 @@ impl<'t> Ctx<'t> {
         (text.chars().count() <= max && !text.contains('\n')).then_some(text)
     }
 
+    /// The span of the last non-empty token ending at or before `start`.
+    pub fn token_before(&self, start: usize) -> Option<SimpleSpan> {
+        let index = self.toks.partition_point(|(_, s)| s.start < start);
+        self.toks
+            .get(..index)?
+            .iter()
+            .rev()
+            .map(|(_, s)| *s)
+            .find(|s| s.start < s.end && s.end <= start)
+    }
+
     /// `true` if a line break separates the token starting at `start` from
     /// the token before it.
     pub fn line_break_before(&self, start: usize) -> bool {
-        let index = self.toks.partition_point(|(_, s)| s.start < start);
-        let previous_end = match index.checked_sub(1).and_then(|i| self.toks.get(i)) {
-            Some((_, s)) => s.end,
-            None => return false,
+        let Some(previous_end) = self.token_before(start).map(|s| s.end) else {
+            return false;
         };
         self.src
             .get(previous_end.min(start)..start)
@@ -400,13 +409,16 @@ fn plain_terminator<'t>(
                 None => format!("`{t}`"),
             },
         };
-        let d = Diagnostic::new(
+        let mut d = Diagnostic::new(
             Code::SyntaxError,
             span(s),
             format!("{wanted}, found {found}"),
         )
         .with_label("unexpected here")
-        .with_help("add `;` at the end of the previous statement");
+        .with_help("statements and `const` items end with `;`");
+        if let Some(previous) = ctx.token_before(s.start) {
+            d = d.with_secondary(span(previous), "add `;` after this");
+        }
         inp.emit(custom_error(s, d));
         Ok(Ended::Missing)
     })
