@@ -9,7 +9,7 @@
 //! The scanner is a chumsky parser over `&str` that splits the text into
 //! *lexemes* (tokens, trivia, and raw text that needs checking); a second,
 //! plain pass turns lexemes into tokens and diagnostics. Number literals are
-//! scanned and checked in [`number`] the way rustc does it.
+//! scanned and checked in `lexer/number.rs` the way rustc does it.
 
 mod number;
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Printing the [`ast`]: back to normalized `.ck` source ([`print_file`],
+//! Printing the [`crate::ast`]: back to normalized `.ck` source ([`print_file`],
 //! [`print_expr`]) and as an indented tree for `ctmc --emit ast`
 //! ([`dump_file`]).
 //!

@@ -231,7 +231,7 @@ fn unknown_characters_are_ck0001_and_lexing_continues() {
         assert_eq!(&src[d[0].span.range()], c);
         assert!(!d[0].label.is_empty());
         assert_eq!(
-            tokens.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
+            tokens.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
             vec![ident("a"), Token::Error, ident("b")],
             "{c:?}"
         );

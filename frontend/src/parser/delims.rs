@@ -246,3 +246,110 @@ fn starts_line(source: &str, span: Span) -> bool {
     let before = source.get(..span.start as usize).unwrap_or("");
     before.is_empty() || before.ends_with('\n')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexer::lex;
+
+    /// `true` if the brackets of `tokens` are balanced and properly nested.
+    fn balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+        let mut stack = Vec::new();
+        for (t, _) in tokens {
+            let Token::Punct(p) = *t else { continue };
+            if matches!(p, Punct::LParen | Punct::LBracket | Punct::LBrace) {
+                stack.push(closer_of(p));
+            } else if matches!(p, Punct::RParen | Punct::RBracket | Punct::RBrace)
+                && stack.pop() != Some(p)
+            {
+                return false;
+            }
+        }
+        stack.is_empty()
+    }
+
+    fn prepared(src: &str) -> Prepared<'_> {
+        let (tokens, _) = lex(src);
+        match prepare(tokens, src, FileEnd::Normal) {
+            Ok(p) => p,
+            Err(d) => panic!("{src:?}: {d:?}"),
+        }
+    }
+
+    #[test]
+    fn every_short_bracket_sequence_comes_out_balanced() {
+        let pieces = ["(", ")", "[", "]", "{", "}", "x", "\nfn "];
+        let mut count = 0;
+        for len in 0..=6u32 {
+            for mut n in 0..pieces.len().pow(len) {
+                let mut src = String::new();
+                for _ in 0..len {
+                    src.push_str(pieces[n % pieces.len()]);
+                    src.push(' ');
+                    n /= pieces.len();
+                }
+                let p = prepared(&src);
+                assert!(balanced(&p.tokens), "{src:?}");
+                let already_balanced = balanced(
+                    &lex(&src)
+                        .0
+                        .into_iter()
+                        .map(|(t, s)| (t, SimpleSpan::from(s.range())))
+                        .collect::<Vec<_>>(),
+                );
+                let crosses_item = src.contains("fn") && !already_balanced;
+                if already_balanced && !src.contains("fn") {
+                    assert!(p.diags.is_empty(), "{src:?}: {:?}", p.diags);
+                } else if !already_balanced && !crosses_item {
+                    assert!(!p.diags.is_empty(), "{src:?}");
+                }
+                count += 1;
+            }
+        }
+        assert_eq!(count, (0..=6).map(|l| pieces.len().pow(l)).sum::<usize>());
+    }
+
+    #[test]
+    fn repairs() {
+        // Unclosed at the end: one diagnostic, closer inserted at the end.
+        let p = prepared("f(a, [b");
+        assert_eq!(p.diags.len(), 1);
+        assert_eq!(p.diags[0].secondary.len(), 2);
+        assert_eq!(p.shadows.len(), 2);
+        // A wrong closer in a paren group stands for the right one.
+        let p = prepared("(a]");
+        assert_eq!(
+            p.tokens.last().map(|(t, _)| *t),
+            Some(Token::Punct(Punct::RParen))
+        );
+        // A closer that closes nothing is dropped.
+        let p = prepared("a)");
+        assert_eq!(p.tokens.len(), 1);
+        // An item in column 1 closes what is open; indented, it does not.
+        assert_eq!(prepared("fn f() {\nfn g() {}").diags.len(), 1);
+        assert_eq!(prepared("fn f() {\n  fn g() {}\n}").diags.len(), 0);
+    }
+
+    #[test]
+    fn bounds() {
+        let ok = "(".repeat(MAX_NESTING) + &")".repeat(MAX_NESTING);
+        assert!(prepare(lex(&ok).0, &ok, FileEnd::Normal).is_ok());
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let err = prepare(lex(&deep).0, &deep, FileEnd::Normal).err();
+        assert_eq!(
+            err.map(|d| d.span),
+            Some(Span::new(MAX_NESTING, MAX_NESTING + 1))
+        );
+        let run = "-".repeat(MAX_NESTING + 1) + "x";
+        assert!(prepare(lex(&run).0, &run, FileEnd::Normal).is_err());
+        let run = "-".repeat(MAX_NESTING) + "x";
+        assert!(prepare(lex(&run).0, &run, FileEnd::Normal).is_ok());
+    }
+
+    #[test]
+    fn a_swallowed_end_reports_nothing_at_the_end() {
+        let src = "fn f() { /* x";
+        let p = prepare(lex(src).0, src, FileEnd::Swallowed).ok();
+        assert!(p.is_some_and(|p| p.diags.is_empty() && balanced(&p.tokens)));
+    }
+}

@@ -229,3 +229,46 @@ pub(super) fn syntax_diagnostics(
     }
     kept
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_and_are_found() {
+        let merged = merge_ranges(&[(10, 20), (0, 5), (15, 30), (40, 41)]);
+        assert_eq!(merged, vec![(0, 5), (10, 30), (40, 41)]);
+        for (at, inside) in [
+            (0, true),
+            (5, true),
+            (6, false),
+            (10, true),
+            (30, true),
+            (31, false),
+            (41, true),
+            (42, false),
+        ] {
+            assert_eq!(in_ranges(&merged, at), inside, "{at}");
+        }
+        assert!(!in_ranges(&[], 3));
+    }
+
+    #[test]
+    fn coverage_sweeps_in_order() {
+        let earlier = [
+            Diagnostic::new(Code::UnexpectedCharacter, Span::new(5, 9), "a"),
+            Diagnostic::new(Code::MalformedNumber, Span::new(20, 22), "b"),
+        ];
+        let mut covered = Covered::new(&earlier);
+        assert!(!covered.covers(Span::new(1, 2)));
+        assert!(covered.covers(Span::new(5, 6)));
+        assert!(covered.covers(Span::new(7, 8)));
+        assert!(!covered.covers(Span::new(9, 10)));
+        covered.add(Span::new(9, 15));
+        assert!(covered.covers(Span::new(9, 9)));
+        assert!(covered.covers(Span::new(12, 13)));
+        assert!(!covered.covers(Span::new(16, 17)));
+        assert!(covered.covers(Span::new(20, 21)));
+        assert!(!covered.covers(Span::new(22, 23)));
+    }
+}

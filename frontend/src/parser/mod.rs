@@ -2,7 +2,7 @@
 //!
 //! [`parse`] runs four steps:
 //!
-//! 1. [`lexer::lex`](crate::lexer::lex) (lexical errors, `CK0001`–`CK0005`);
+//! 1. [`lexer::lex`] (lexical errors, `CK0001`–`CK0005`);
 //! 2. `delims`: delimiter balance (`CK0007`) with repair, and the nesting
 //!    bound before parsing (`CK0008`, [`MAX_NESTING`]);
 //! 3. the chumsky grammar (`item`, `stmt`, `expr`, `types` over

@@ -242,7 +242,7 @@ pub(super) fn skip_until<'t>(
         loop {
             match inp.peek() {
                 None => return Ok(()),
-                Some(t) if is_closer(&t) || stops.iter().any(|s| *s == t) => return Ok(()),
+                Some(t) if is_closer(&t) || stops.contains(&t) => return Ok(()),
                 Some(_) => {
                     skip_one(inp);
                 }
