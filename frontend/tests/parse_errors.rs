@@ -159,6 +159,16 @@ fn a_missing_operand_keeps_the_let() {
     let src = "fn f() { let x = ; }";
     assert_eq!(summary(src), vec![pair(Code::SyntaxError, ";")]);
     assert_eq!(recovered(src), "fn f() {\n    let x = <error>;\n}\n");
+    // The missing operand is an empty span right after what precedes it.
+    let (file, _) = parser::parse("const X: f32 = 1.0 + ;");
+    let Some(Item::Const(c)) = file.and_then(|f| f.items.into_iter().next()) else {
+        panic!()
+    };
+    let ExprKind::Binary { rhs, .. } = &c.value.kind else {
+        panic!()
+    };
+    assert_eq!((rhs.span.start, rhs.span.end), (20, 20));
+    assert_eq!((c.value.span.start, c.value.span.end), (15, 20));
 }
 
 #[test]

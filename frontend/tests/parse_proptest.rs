@@ -35,6 +35,14 @@ fn check_any(src: &str) {
             assert!((s.end as usize) <= src.len());
         }
     }
+    if let Some(file) = &file {
+        for s in parse_support::all_spans(file) {
+            assert!(
+                s.start <= s.end && (s.end as usize) <= src.len(),
+                "bad span {s:?} in a tree of {src:?}"
+            );
+        }
+    }
     if diags.is_empty() {
         assert!(file.is_some());
         check_round_trip(src);

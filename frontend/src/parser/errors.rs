@@ -7,7 +7,7 @@
 //! the shadow of an unclosed delimiter, or at the same place as another
 //! diagnostic.
 
-use super::primitives::{Ctx, PErr};
+use super::primitives::{Ctx, PErr, span};
 use crate::diag::{Code, Diagnostic};
 use crate::lexer::{Keyword, Punct, Token};
 use crate::span::Span;
@@ -101,8 +101,7 @@ pub(super) fn to_diagnostic(err: PErr<'_>, ctx: Ctx<'_>) -> Diagnostic {
             } else {
                 "the file ends here"
             };
-            let d = Diagnostic::new(Code::SyntaxError, Span::new(at.start, at.end), message)
-                .with_label(label);
+            let d = Diagnostic::new(Code::SyntaxError, span(at), message).with_label(label);
             match hint(ctx, &expected, found.as_ref(), at) {
                 Some(help) => d.with_help(help),
                 None => d,

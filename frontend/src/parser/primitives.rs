@@ -69,9 +69,12 @@ impl<'t> Ctx<'t> {
     }
 }
 
-/// Converts a chumsky span.
+/// Converts a chumsky span. A zero-width span between two tokens comes out
+/// of chumsky as `next token start .. previous token end`; it becomes an
+/// empty span at the end of the previous token (where something is
+/// missing).
 pub(super) fn span(s: SimpleSpan) -> Span {
-    Span::new(s.start, s.end)
+    Span::new(s.start.min(s.end), s.end)
 }
 
 /// An expression of kind `kind` at `s`.

@@ -291,3 +291,140 @@ pub fn check_round_trip(src: &str) -> String {
     );
     printed
 }
+
+/// Every span in the file (items, names, types, statements, expressions),
+/// by erasing a copy while recording what was there.
+pub fn all_spans(file: &File) -> Vec<Span> {
+    // Walk by erasing a clone and comparing would lose the values, so walk
+    // with a small explicit visitor instead.
+    let mut out = Vec::new();
+    for item in &file.items {
+        out.push(item.span());
+        out.push(item.name().span);
+        match item {
+            Item::Const(c) => {
+                type_spans(&c.ty, &mut out);
+                expr_spans(&c.value, &mut out);
+            }
+            Item::Fn(f) => {
+                f.params.iter().for_each(|p| param_spans(p, &mut out));
+                if let Some(t) = &f.ret {
+                    type_spans(t, &mut out);
+                }
+                block_spans(&f.body, &mut out);
+            }
+            Item::Kernel(k) => {
+                k.params.iter().for_each(|p| param_spans(p, &mut out));
+                block_spans(&k.body, &mut out);
+            }
+            Item::Reduce(r) => {
+                r.params.iter().for_each(|p| param_spans(p, &mut out));
+                type_spans(&r.ret, &mut out);
+                block_spans(&r.body, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn param_spans(p: &Param, out: &mut Vec<Span>) {
+    out.push(p.span);
+    out.push(p.name.span);
+    type_spans(&p.ty, out);
+}
+
+fn type_spans(t: &TypeExpr, out: &mut Vec<Span>) {
+    out.push(t.span);
+    match &t.kind {
+        TypeExprKind::Named(n) => out.push(n.span),
+        TypeExprKind::Generic { name, arg } => {
+            out.push(name.span);
+            type_spans(arg, out);
+        }
+        TypeExprKind::Array { elem, len } => {
+            type_spans(elem, out);
+            expr_spans(len, out);
+        }
+        TypeExprKind::Unit | TypeExprKind::Error => {}
+    }
+}
+
+fn block_spans(b: &Block, out: &mut Vec<Span>) {
+    out.push(b.span);
+    for s in &b.stmts {
+        out.push(s.span);
+        match &s.kind {
+            StmtKind::Let { name, ty, init, .. } => {
+                out.push(name.span);
+                if let Some(t) = ty {
+                    type_spans(t, out);
+                }
+                if let Some(e) = init {
+                    expr_spans(e, out);
+                }
+            }
+            StmtKind::Assign { target, value, .. } => {
+                expr_spans(target, out);
+                expr_spans(value, out);
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr_spans(e, out),
+            StmtKind::For {
+                var,
+                start,
+                end,
+                body,
+            } => {
+                out.push(var.span);
+                expr_spans(start, out);
+                expr_spans(end, out);
+                block_spans(body, out);
+            }
+            StmtKind::While { cond, body } => {
+                expr_spans(cond, out);
+                block_spans(body, out);
+            }
+            StmtKind::Loop { body } => block_spans(body, out),
+            StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Discard => {}
+        }
+    }
+    if let Some(t) = &b.tail {
+        expr_spans(t, out);
+    }
+}
+
+fn expr_spans(e: &Expr, out: &mut Vec<Span>) {
+    out.push(e.span);
+    match &e.kind {
+        ExprKind::Name(n) => out.push(n.span),
+        ExprKind::Unary { operand, .. } => expr_spans(operand, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            expr_spans(lhs, out);
+            expr_spans(rhs, out);
+        }
+        ExprKind::Cast { operand, ty } => {
+            expr_spans(operand, out);
+            type_spans(ty, out);
+        }
+        ExprKind::Call { callee, args } => {
+            out.push(callee.span);
+            args.iter().for_each(|a| expr_spans(a, out));
+        }
+        ExprKind::Field { base, field } => {
+            expr_spans(base, out);
+            out.push(field.span);
+        }
+        ExprKind::Index { base, index } => {
+            expr_spans(base, out);
+            expr_spans(index, out);
+        }
+        ExprKind::If { cond, then, else_ } => {
+            expr_spans(cond, out);
+            block_spans(then, out);
+            if let Some(e) = else_ {
+                expr_spans(e, out);
+            }
+        }
+        ExprKind::Block(b) => block_spans(b, out),
+        ExprKind::Float(_) | ExprKind::Int { .. } | ExprKind::Bool(_) | ExprKind::Error => {}
+    }
+}
