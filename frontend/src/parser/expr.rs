@@ -453,7 +453,7 @@ fn chained_comparison(
 pub(super) fn expr_parser<'t>(ctx: Ctx<'t>, block: P<'t, Block>) -> P<'t, Expr> {
     recursive(move |expr| {
         let expr: P<'t, Expr> = expr.boxed();
-        let ty = type_parser(ctx, expr.clone());
+        let ty = type_parser(expr.clone());
         let cast_ty = cast_type_parser(ty, expr.clone());
         let atom = atom(expr.clone(), block.clone());
         let postfix = postfix(ctx, atom, expr);

@@ -122,7 +122,7 @@ fn missing_type(after: &Ident) -> TypeExpr {
 pub(super) fn file_parser<'t>(ctx: Ctx<'t>) -> P<'t, File> {
     let block = block_parser(ctx);
     let expr = expr_parser(ctx, block.clone());
-    let ty = recovering_type(type_parser(ctx, expr.clone()));
+    let ty = recovering_type(type_parser(expr.clone()));
     let value = recovering_expr(expr);
 
     let param = kw(Keyword::Mut)

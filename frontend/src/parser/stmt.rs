@@ -11,8 +11,8 @@
 
 use super::expr::{expr_parser, if_parser};
 use super::primitives::{
-    BraceEnds, Ctx, Ended, P, error_expr, ident, kw, punct, skip_statement, skip_until, span,
-    terminator,
+    BraceEnds, Ctx, Ended, Extra, In, P, error_expr, ident, kw, punct, skip_statement, skip_until,
+    span, terminator,
 };
 use super::types::{recovering_type, type_parser};
 use crate::ast::{AssignOp, BinaryOp, Block, Expr, ExprKind, Stmt, StmtKind, TypeExpr};
@@ -60,8 +60,7 @@ pub(super) fn recovering_condition<'t>(expr: P<'t, Expr>) -> P<'t, Expr> {
 }
 
 /// The assignment operators.
-fn assign_op<'t>()
--> impl Parser<'t, super::primitives::In<'t>, AssignOp, super::primitives::Extra<'t>> + Clone {
+fn assign_op<'t>() -> impl Parser<'t, In<'t>, AssignOp, Extra<'t>> + Clone {
     let compound = |p: Punct, op: BinaryOp| punct(p).to(AssignOp::Compound(op));
     choice((
         punct(Punct::Eq).to(AssignOp::Assign),
@@ -217,7 +216,7 @@ pub(super) fn block_parser<'t>(ctx: Ctx<'t>) -> P<'t, Block> {
     recursive(move |block| {
         let block: P<'t, Block> = block.boxed();
         let expr = expr_parser(ctx, block.clone());
-        let ty = recovering_type(type_parser(ctx, expr.clone()));
+        let ty = recovering_type(type_parser(expr.clone()));
         piece(ctx, expr, ty, block)
             .repeated()
             .collect::<Vec<_>>()

@@ -5,7 +5,7 @@
 //! closers, so it needs no recursion and `>>` closes two levels, as in
 //! Rust. Only `[T; N]` recurses, and brackets are bounded by the pre-pass.
 
-use super::primitives::{Ctx, Extra, In, P, PErr, custom_error, ident, punct, skip_until, span};
+use super::primitives::{Extra, In, P, PErr, custom_error, ident, punct, skip_until, span};
 use crate::ast::{Expr, Ident, TypeExpr, TypeExprKind};
 use crate::diag::{Code, Diagnostic};
 use crate::lexer::{Punct, Token};
@@ -62,7 +62,7 @@ fn closers<'t>() -> impl Parser<'t, In<'t>, usize, Extra<'t>> + Clone {
 }
 
 /// The full type parser: `Name<...<T>...>` or a simple type.
-pub(super) fn type_parser<'t>(_ctx: Ctx<'t>, expr: P<'t, Expr>) -> P<'t, TypeExpr> {
+pub(super) fn type_parser<'t>(expr: P<'t, Expr>) -> P<'t, TypeExpr> {
     recursive(move |ty| {
         let simple = simple_type(ty.boxed(), expr.clone());
         let prefixes = ident()
