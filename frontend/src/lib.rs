@@ -15,6 +15,7 @@ pub mod interp;
 pub mod lexer;
 pub mod numerics;
 pub mod parser;
+pub mod print;
 pub mod span;
 pub mod tast;
 pub mod types;
