@@ -62,7 +62,10 @@ impl Domain {
         if width == 0 || height == 0 {
             return Err(DomainError::Syntax(format!("{width}x{height}")));
         }
-        if width.checked_mul(height).is_none_or(|n| n > MAX_DOMAIN_ELEMENTS) {
+        if width
+            .checked_mul(height)
+            .is_none_or(|n| n > MAX_DOMAIN_ELEMENTS)
+        {
             return Err(DomainError::TooLarge { width, height });
         }
         Ok(Domain { width, height })
@@ -74,9 +77,7 @@ impl Domain {
     /// [`DomainError`].
     pub fn parse(text: &str) -> Result<Domain, DomainError> {
         let syntax = || DomainError::Syntax(text.to_string());
-        let (w, h) = text
-            .split_once(['x', 'X'])
-            .ok_or_else(syntax)?;
+        let (w, h) = text.split_once(['x', 'X']).ok_or_else(syntax)?;
         let side = |s: &str| {
             if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(syntax());
@@ -420,7 +421,10 @@ fn load_files(
 /// file that cannot be read as its stream.
 pub fn bind_inputs(entry: Entry<'_>, inputs: &RunInputs) -> Result<RunData, ArgsError> {
     no_duplicates(Flag::Input, inputs.inputs.iter().map(|(n, _)| n.as_str()))?;
-    no_duplicates(Flag::Uniform, inputs.uniforms.iter().map(|(n, _)| n.as_str()))?;
+    no_duplicates(
+        Flag::Uniform,
+        inputs.uniforms.iter().map(|(n, _)| n.as_str()),
+    )?;
     match entry {
         Entry::Kernel(kernel) => bind_kernel(kernel, inputs).map(RunData::Kernel),
         Entry::Reduction(reduction) => bind_reduction(reduction, inputs).map(RunData::Reduction),
@@ -462,11 +466,9 @@ fn bind_kernel(kernel: &Kernel, inputs: &RunInputs) -> Result<KernelArgs, ArgsEr
     let mut params = Vec::with_capacity(kernel.params.len());
     for (i, p) in kernel.params.iter().enumerate() {
         params.push(match p.kind {
-            ParamKind::Uniform(ty) => ParamData::Uniform(
-                uniforms[i]
-                    .take()
-                    .unwrap_or_else(|| io::zero_uniform(ty)),
-            ),
+            ParamKind::Uniform(ty) => {
+                ParamData::Uniform(uniforms[i].take().unwrap_or_else(|| io::zero_uniform(ty)))
+            }
             ParamKind::Input(ty) => ParamData::Input(match streams[i].take() {
                 Some(s) => s,
                 None => io::source::random_stream(&p.name, ty, domain.pair()),
@@ -523,17 +525,41 @@ mod tests {
 
     #[test]
     fn domains() {
-        assert_eq!(Domain::parse("640x480"), Ok(Domain { width: 640, height: 480 }));
-        assert_eq!(Domain::parse("1X1"), Ok(Domain { width: 1, height: 1 }));
-        for bad in ["", "x", "10", "10x", "x10", "0x10", "10x0", "-1x5", "1.5x2", "10 x 10", "10x10x2", "axb", "+1x1"] {
-            assert!(matches!(Domain::parse(bad), Err(DomainError::Syntax(_))), "{bad}");
+        assert_eq!(
+            Domain::parse("640x480"),
+            Ok(Domain {
+                width: 640,
+                height: 480
+            })
+        );
+        assert_eq!(
+            Domain::parse("1X1"),
+            Ok(Domain {
+                width: 1,
+                height: 1
+            })
+        );
+        for bad in [
+            "", "x", "10", "10x", "x10", "0x10", "10x0", "-1x5", "1.5x2", "10 x 10", "10x10x2",
+            "axb", "+1x1",
+        ] {
+            assert!(
+                matches!(Domain::parse(bad), Err(DomainError::Syntax(_))),
+                "{bad}"
+            );
         }
-        assert!(matches!(Domain::parse("100000x100000"), Err(DomainError::TooLarge { .. })));
+        assert!(matches!(
+            Domain::parse("100000x100000"),
+            Err(DomainError::TooLarge { .. })
+        ));
         assert!(matches!(
             Domain::parse("99999999999999999999999x1"),
             Err(DomainError::TooLarge { .. })
         ));
-        assert_eq!(Domain::parse("8192x8192").map(|d| d.to_string()), Ok("8192x8192".into()));
+        assert_eq!(
+            Domain::parse("8192x8192").map(|d| d.to_string()),
+            Ok("8192x8192".into())
+        );
     }
 
     use ctm_frontend::Span;
@@ -597,7 +623,10 @@ mod tests {
                 .iter()
                 .map(|(n, s)| (n.to_string(), io::parse_input_source(s).unwrap()))
                 .collect(),
-            uniforms: unis.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+            uniforms: unis
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
         }
     }
 
@@ -613,12 +642,25 @@ mod tests {
         let k = kernel();
         let args = bind(&k, &RunInputs::default()).unwrap();
         assert_eq!(args.domain, (256, 256));
-        assert_eq!(args.params[0], ParamData::Uniform(UniformValue::Value(Value::f32(0.0))));
-        assert_eq!(args.params[1], ParamData::Uniform(UniformValue::Value(Value::I32(0))));
-        let ParamData::Input(x) = &args.params[2] else { panic!() };
+        assert_eq!(
+            args.params[0],
+            ParamData::Uniform(UniformValue::Value(Value::f32(0.0)))
+        );
+        assert_eq!(
+            args.params[1],
+            ParamData::Uniform(UniformValue::Value(Value::I32(0)))
+        );
+        let ParamData::Input(x) = &args.params[2] else {
+            panic!()
+        };
         assert_eq!((x.width, x.height, x.channels), (256, 256, 1));
-        assert_eq!(x, &io::source::random_stream("x", StreamType::F32, (256, 256)));
-        let ParamData::Input(y) = &args.params[3] else { panic!() };
+        assert_eq!(
+            x,
+            &io::source::random_stream("x", StreamType::F32, (256, 256))
+        );
+        let ParamData::Input(y) = &args.params[3] else {
+            panic!()
+        };
         assert_eq!(y.channels, 4);
         assert_eq!(args.params[4], ParamData::Output);
         assert_eq!(args.params[5], ParamData::Output);
@@ -629,15 +671,29 @@ mod tests {
         let k = kernel();
         let args = bind(
             &k,
-            &inputs(Some("4x3"), &[("y", "const:1,2,3,4"), ("x", "seq")], &[("a", "2.5"), ("n", "0x10")]),
+            &inputs(
+                Some("4x3"),
+                &[("y", "const:1,2,3,4"), ("x", "seq")],
+                &[("a", "2.5"), ("n", "0x10")],
+            ),
         )
         .unwrap();
         assert_eq!(args.domain, (4, 3));
-        assert_eq!(args.params[0], ParamData::Uniform(UniformValue::Value(Value::f32(2.5))));
-        assert_eq!(args.params[1], ParamData::Uniform(UniformValue::Value(Value::I32(16))));
-        let ParamData::Input(x) = &args.params[2] else { panic!() };
+        assert_eq!(
+            args.params[0],
+            ParamData::Uniform(UniformValue::Value(Value::f32(2.5)))
+        );
+        assert_eq!(
+            args.params[1],
+            ParamData::Uniform(UniformValue::Value(Value::I32(16)))
+        );
+        let ParamData::Input(x) = &args.params[2] else {
+            panic!()
+        };
         assert_eq!(x.read(3, 2)[0], 11.0);
-        let ParamData::Input(y) = &args.params[3] else { panic!() };
+        let ParamData::Input(y) = &args.params[3] else {
+            panic!()
+        };
         assert_eq!(y.read(0, 0), [1.0, 2.0, 3.0, 4.0]);
     }
 
@@ -652,16 +708,28 @@ mod tests {
         let k = kernel();
         let args = bind(
             &k,
-            &inputs(None, &[("x", raw.to_str().unwrap()), ("y", path.to_str().unwrap())], &[]),
+            &inputs(
+                None,
+                &[("x", raw.to_str().unwrap()), ("y", path.to_str().unwrap())],
+                &[],
+            ),
         )
         .unwrap();
         assert_eq!(args.domain, (5, 2));
-        let ParamData::Input(x) = &args.params[2] else { panic!() };
+        let ParamData::Input(x) = &args.params[2] else {
+            panic!()
+        };
         assert_eq!(x.buffer, StreamBuffer::F32(vec![1.0; 10]));
         // An explicit domain wins; the .npy keeps its own shape.
-        let args = bind(&k, &inputs(Some("3x3"), &[("y", path.to_str().unwrap())], &[])).unwrap();
+        let args = bind(
+            &k,
+            &inputs(Some("3x3"), &[("y", path.to_str().unwrap())], &[]),
+        )
+        .unwrap();
         assert_eq!(args.domain, (3, 3));
-        let ParamData::Input(y) = &args.params[3] else { panic!() };
+        let ParamData::Input(y) = &args.params[3] else {
+            panic!()
+        };
         assert_eq!((y.width, y.height), (5, 2));
         // A raw file with nothing to give it a shape.
         let e = bind(&k, &inputs(None, &[("x", raw.to_str().unwrap())], &[])).unwrap_err();
@@ -683,7 +751,16 @@ mod tests {
             "--input a: `a` is a uniform, not an input stream (valid: `x`, `y`)"
         );
         let e = bind(&k, &inputs(None, &[], &[("x", "1")])).unwrap_err();
-        assert!(matches!(e, ArgsError::WrongKind { actual: "an input stream", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                ArgsError::WrongKind {
+                    actual: "an input stream",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         let e = bind(&k, &inputs(None, &[("x", "seq"), ("x", "seq")], &[])).unwrap_err();
         assert!(matches!(e, ArgsError::Duplicate { .. }), "{e}");
         let e = bind(&k, &inputs(None, &[], &[("n", "1.5")])).unwrap_err();

@@ -271,9 +271,21 @@ mod tests {
         assert!(!values_match(0.0, f32::NAN, TOLERANCE_EXACT));
         assert!(!values_match(f32::NAN, 0.0, TOLERANCE_EXACT));
         assert!(values_match(f32::INFINITY, f32::INFINITY, TOLERANCE_EXACT));
-        assert!(!values_match(f32::INFINITY, f32::NEG_INFINITY, TOLERANCE_EXACT));
-        assert!(!values_match(f32::MAX, f32::INFINITY, TOLERANCE_TRANSCENDENTAL));
-        assert!(!values_match(f32::INFINITY, f32::MAX, TOLERANCE_TRANSCENDENTAL));
+        assert!(!values_match(
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            TOLERANCE_EXACT
+        ));
+        assert!(!values_match(
+            f32::MAX,
+            f32::INFINITY,
+            TOLERANCE_TRANSCENDENTAL
+        ));
+        assert!(!values_match(
+            f32::INFINITY,
+            f32::MAX,
+            TOLERANCE_TRANSCENDENTAL
+        ));
         assert!(values_match(-0.0, 0.0, TOLERANCE_EXACT));
     }
 
@@ -359,8 +371,24 @@ mod tests {
 
     #[test]
     fn finds_transcendentals() {
-        let call = || expr(ExprKind::Call { func: FuncId(0), args: vec![] }, Type::F32);
-        let builtin = |func| expr(ExprKind::Builtin { func, args: vec![lit()] }, Type::F32);
+        let call = || {
+            expr(
+                ExprKind::Call {
+                    func: FuncId(0),
+                    args: vec![],
+                },
+                Type::F32,
+            )
+        };
+        let builtin = |func| {
+            expr(
+                ExprKind::Builtin {
+                    func,
+                    args: vec![lit()],
+                },
+                Type::F32,
+            )
+        };
         let binary = |op, ty| {
             expr(
                 ExprKind::Binary {
@@ -397,7 +425,10 @@ mod tests {
         );
         assert!(uses(&program(nested, lit())));
         let plain = program(lit(), lit());
-        assert_eq!(tolerance_for(&plain, Entry::Kernel(&plain.kernels[0])), TOLERANCE_EXACT);
+        assert_eq!(
+            tolerance_for(&plain, Entry::Kernel(&plain.kernels[0])),
+            TOLERANCE_EXACT
+        );
         let trig = program(builtin(Builtin::Cos), lit());
         assert_eq!(
             tolerance_for(&trig, Entry::Kernel(&trig.kernels[0])),

@@ -86,7 +86,7 @@ pub enum CompileError {
     /// `--kernel` names no entry point, or several could be meant, or there
     /// is none (a usage error: exit code 2).
     #[error("{0}")]
-    Entry(Diagnostic),
+    Entry(Box<Diagnostic>),
     /// The front end returned neither a program nor an error: a bug.
     #[error("the front end produced neither a program nor an error")]
     NoProgram,
@@ -128,8 +128,9 @@ impl Compilation {
     ///
     /// # Errors
     /// The front end's entry-point diagnostic (CK0017..CK0019).
-    pub fn new(checked: Checked, options: CompileOptions) -> Result<Compilation, Diagnostic> {
-        let entry_name = ctm_frontend::select_entry(&checked.program, options.kernel.as_deref())?
+    pub fn new(checked: Checked, options: CompileOptions) -> Result<Compilation, Box<Diagnostic>> {
+        let entry_name = ctm_frontend::select_entry(&checked.program, options.kernel.as_deref())
+            .map_err(Box::new)?
             .name()
             .to_string();
         Ok(Compilation {

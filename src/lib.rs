@@ -38,7 +38,7 @@ pub mod trace;
 
 pub use args::{ArgsError, Domain, RunData, RunInputs, bind_inputs, check_output_names};
 pub use compile::{
-    Checked, CompileError, CompileOptions, Compilation, EmitError, EmitKind, Emitted, Missing,
+    Checked, Compilation, CompileError, CompileOptions, EmitError, EmitKind, Emitted, Missing,
     OptLevel, check_source, compile, emit,
 };
 pub use ctm_frontend::Target;

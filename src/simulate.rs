@@ -158,7 +158,10 @@ pub fn run_reference(
                     data: o.data,
                 })
                 .collect();
-            (outputs, Stats::from_reference(&kernel.name, &run.stats, None))
+            (
+                outputs,
+                Stats::from_reference(&kernel.name, &run.stats, None),
+            )
         }
         (Entry::Reduction(reduction), RunData::Reduction(input)) => {
             let run = interp::run_reduction(program, reduction, input, &options.reference)

@@ -232,7 +232,10 @@ mod tests {
         assert_eq!(v["discarded"], 1);
         assert!(v.get("passes").is_none());
         let text = s.render_text();
-        assert!(text.contains("operations          12 (3.00 per element)"), "{text}");
+        assert!(
+            text.contains("operations          12 (3.00 per element)"),
+            "{text}"
+        );
         assert!(text.contains("add"), "{text}");
     }
 

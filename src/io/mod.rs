@@ -142,10 +142,22 @@ mod tests {
     fn files_round_trip_through_streams() {
         let dir = tempfile::tempdir().unwrap();
         let cases = [
-            (StreamType::F32, source::random_stream("a", StreamType::F32, (5, 3))),
-            (StreamType::Vec2, source::random_stream("b", StreamType::Vec2, (5, 3))),
-            (StreamType::Vec4, source::random_stream("c", StreamType::Vec4, (1, 7))),
-            (StreamType::U16, source::random_stream("d", StreamType::U16, (4, 4))),
+            (
+                StreamType::F32,
+                source::random_stream("a", StreamType::F32, (5, 3)),
+            ),
+            (
+                StreamType::Vec2,
+                source::random_stream("b", StreamType::Vec2, (5, 3)),
+            ),
+            (
+                StreamType::Vec4,
+                source::random_stream("c", StreamType::Vec4, (1, 7)),
+            ),
+            (
+                StreamType::U16,
+                source::random_stream("d", StreamType::U16, (4, 4)),
+            ),
             (
                 StreamType::Unorm8x4,
                 source::random_stream("e", StreamType::Unorm8x4, (2, 3)),

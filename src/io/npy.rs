@@ -196,7 +196,9 @@ pub enum NpyFormatError {
         shape: Vec<u64>,
     },
     /// Fewer data bytes than the shape needs.
-    #[error("truncated .npy data: shape {shape:?} needs {expected_bytes} bytes, the file has {found_bytes}")]
+    #[error(
+        "truncated .npy data: shape {shape:?} needs {expected_bytes} bytes, the file has {found_bytes}"
+    )]
     TruncatedData {
         /// The shape.
         shape: Vec<usize>,
@@ -249,8 +251,7 @@ pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, NpyFormatError> {
     if ts.endianness() == Endianness::Big && ts.size_field() > 1 {
         return Err(NpyFormatError::BigEndian { descr });
     }
-    let dtype =
-        NpyDtype::from_type_str(&ts).ok_or(NpyFormatError::UnsupportedDtype { descr })?;
+    let dtype = NpyDtype::from_type_str(&ts).ok_or(NpyFormatError::UnsupportedDtype { descr })?;
     if header.order() == npyz::Order::Fortran && header.shape().len() > 1 {
         return Err(NpyFormatError::FortranOrder);
     }
@@ -443,7 +444,7 @@ mod tests {
     /// A file with a hand-written header (padded as numpy pads it).
     fn with_header(header: &str, data: &[u8]) -> Vec<u8> {
         let mut text = header.to_string();
-        while (10 + text.len() + 1) % 64 != 0 {
+        while !(10 + text.len() + 1).is_multiple_of(64) {
             text.push(' ');
         }
         text.push('\n');
@@ -599,7 +600,10 @@ mod tests {
     #[test]
     fn rejects_garbage_and_huge_shapes() {
         assert_eq!(parse_npy(b""), Err(NpyFormatError::NotNpy));
-        assert_eq!(parse_npy(b"hello world, no npy"), Err(NpyFormatError::NotNpy));
+        assert_eq!(
+            parse_npy(b"hello world, no npy"),
+            Err(NpyFormatError::NotNpy)
+        );
         let mut v9 = MAGIC.to_vec();
         v9.extend([9, 0, 0, 0]);
         assert!(matches!(

@@ -307,11 +307,15 @@ mod tests {
         let mean = v.iter().sum::<f32>() / v.len() as f32;
         assert!((mean - 0.5).abs() < 0.1, "{mean}");
         let u = random_stream("x", StreamType::U16, (64, 64));
-        let StreamBuffer::U16(u) = u.buffer else { panic!() };
+        let StreamBuffer::U16(u) = u.buffer else {
+            panic!()
+        };
         assert!(u.iter().any(|&x| x > 60000) && u.iter().any(|&x| x < 5000));
         let b = random_stream("img", StreamType::Unorm8x4, (8, 8));
         assert_eq!(b.channels, 4);
-        let StreamBuffer::U8(b) = b.buffer else { panic!() };
+        let StreamBuffer::U8(b) = b.buffer else {
+            panic!()
+        };
         assert_eq!(b.len(), 256);
         // Pinned, so that a change of the generator is noticed.
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
@@ -359,7 +363,10 @@ mod tests {
             (v(&["1e39"]), StreamType::F32),
         ] {
             assert!(
-                matches!(const_stream(&vals, ty, (1, 1)), Err(SourceError::ConstRange { .. })),
+                matches!(
+                    const_stream(&vals, ty, (1, 1)),
+                    Err(SourceError::ConstRange { .. })
+                ),
                 "{vals:?}"
             );
         }

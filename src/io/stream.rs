@@ -53,7 +53,9 @@ pub enum StreamError {
         stream: StreamType,
     },
     /// A raw file whose length is not what the domain needs.
-    #[error("raw .f32 data has {found_bytes} bytes; a {width}x{height} stream of {channels} channel(s) needs {expected_bytes}")]
+    #[error(
+        "raw .f32 data has {found_bytes} bytes; a {width}x{height} stream of {channels} channel(s) needs {expected_bytes}"
+    )]
     RawLength {
         /// Domain width.
         width: usize,
@@ -199,9 +201,8 @@ fn to_u16(data: &NpyData, ty: StreamType) -> Result<Vec<u16>, StreamError> {
             })
             .collect()
     }
-    let from_float = |x: f64| {
-        (x.fract() == 0.0 && (0.0..=65535.0).contains(&x)).then_some(x as u16)
-    };
+    let from_float =
+        |x: f64| (x.fract() == 0.0 && (0.0..=65535.0).contains(&x)).then_some(x as u16);
     match data {
         NpyData::U16(v) => Ok(v.clone()),
         NpyData::U8(v) => Ok(v.iter().map(|&b| u16::from(b)).collect()),
@@ -317,14 +318,17 @@ mod tests {
     #[test]
     fn vector_shapes() {
         let s = array_to_stream(
-            &arr(&[2, 3, 4], NpyData::F32((0..24).map(|x| x as f32).collect())),
+            &arr(
+                &[2, 3, 4],
+                NpyData::F32((0..24).map(|x| x as f32).collect()),
+            ),
             StreamType::Vec4,
         )
         .unwrap();
         assert_eq!((s.width, s.height, s.channels), (3, 2, 4));
         assert_eq!(s.read(1, 1), [16.0, 17.0, 18.0, 19.0]);
-        let s = array_to_stream(&arr(&[5, 2], NpyData::F32(vec![1.0; 10])), StreamType::Vec2)
-            .unwrap();
+        let s =
+            array_to_stream(&arr(&[5, 2], NpyData::F32(vec![1.0; 10])), StreamType::Vec2).unwrap();
         assert_eq!((s.width, s.height, s.channels), (5, 1, 2));
         for (shape, ty) in [
             (vec![2, 3, 4], StreamType::Vec2),
@@ -335,11 +339,17 @@ mod tests {
         ] {
             let n = shape.iter().product();
             let e = array_to_stream(&arr(&shape, NpyData::F32(vec![0.0; n])), ty);
-            assert!(matches!(e, Err(StreamError::Shape { .. })), "{shape:?} {ty:?}");
+            assert!(
+                matches!(e, Err(StreamError::Shape { .. })),
+                "{shape:?} {ty:?}"
+            );
         }
-        let msg = array_to_stream(&arr(&[2, 3, 3], NpyData::F32(vec![0.0; 18])), StreamType::Vec4)
-            .unwrap_err()
-            .to_string();
+        let msg = array_to_stream(
+            &arr(&[2, 3, 3], NpyData::F32(vec![0.0; 18])),
+            StreamType::Vec4,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(msg.contains("(H, W, 4)"), "{msg}");
     }
 
@@ -354,11 +364,16 @@ mod tests {
     #[test]
     fn float_dtypes_convert() {
         let f = |data| {
-            array_to_stream(&arr(&[3], data), StreamType::F32)
-                .map(|s| s.as_f32().unwrap().to_vec())
+            array_to_stream(&arr(&[3], data), StreamType::F32).map(|s| s.as_f32().unwrap().to_vec())
         };
-        assert_eq!(f(NpyData::F64(vec![0.5, -2.0, 0.1])).unwrap(), [0.5, -2.0, 0.1f32]);
-        assert_eq!(f(NpyData::I32(vec![1, -7, 1 << 24])).unwrap(), [1.0, -7.0, 16777216.0]);
+        assert_eq!(
+            f(NpyData::F64(vec![0.5, -2.0, 0.1])).unwrap(),
+            [0.5, -2.0, 0.1f32]
+        );
+        assert_eq!(
+            f(NpyData::I32(vec![1, -7, 1 << 24])).unwrap(),
+            [1.0, -7.0, 16777216.0]
+        );
         assert_eq!(f(NpyData::I64(vec![1, 2, 3])).unwrap(), [1.0, 2.0, 3.0]);
         assert!(f(NpyData::F64(vec![f64::NAN, f64::INFINITY, 0.0])).is_ok());
         assert!(matches!(
@@ -372,16 +387,17 @@ mod tests {
 
     #[test]
     fn u16_dtypes_convert_exactly() {
-        let f = |data| {
-            array_to_stream(&arr(&[2], data), StreamType::U16).map(|s| s.buffer)
-        };
+        let f = |data| array_to_stream(&arr(&[2], data), StreamType::U16).map(|s| s.buffer);
         let want = Ok(StreamBuffer::U16(vec![7, 65535]));
         assert_eq!(f(NpyData::U16(vec![7, 65535])), want);
         assert_eq!(f(NpyData::I32(vec![7, 65535])), want);
         assert_eq!(f(NpyData::I64(vec![7, 65535])), want);
         assert_eq!(f(NpyData::F32(vec![7.0, 65535.0])), want);
         assert_eq!(f(NpyData::F64(vec![7.0, 65535.0])), want);
-        assert_eq!(f(NpyData::U8(vec![7, 255])), Ok(StreamBuffer::U16(vec![7, 255])));
+        assert_eq!(
+            f(NpyData::U8(vec![7, 255])),
+            Ok(StreamBuffer::U16(vec![7, 255]))
+        );
         for bad in [
             NpyData::I32(vec![0, -1]),
             NpyData::I32(vec![0, 65536]),
@@ -389,7 +405,10 @@ mod tests {
             NpyData::F64(vec![0.0, f64::NAN]),
         ] {
             assert!(
-                matches!(f(bad.clone()), Err(StreamError::OutOfRange { index: 1, .. })),
+                matches!(
+                    f(bad.clone()),
+                    Err(StreamError::OutOfRange { index: 1, .. })
+                ),
                 "{bad:?}"
             );
         }
@@ -397,10 +416,16 @@ mod tests {
 
     #[test]
     fn unorm_needs_bytes() {
-        let s = array_to_stream(&arr(&[1, 2, 4], NpyData::U8(vec![0, 51, 255, 1, 2, 3, 4, 5])), StreamType::Unorm8x4)
-            .unwrap();
+        let s = array_to_stream(
+            &arr(&[1, 2, 4], NpyData::U8(vec![0, 51, 255, 1, 2, 3, 4, 5])),
+            StreamType::Unorm8x4,
+        )
+        .unwrap();
         assert_eq!(s.read(0, 0), [0.0, 0.2, 1.0, 1.0 / 255.0]);
-        let e = array_to_stream(&arr(&[1, 1, 4], NpyData::F32(vec![0.0; 4])), StreamType::Unorm8x4);
+        let e = array_to_stream(
+            &arr(&[1, 1, 4], NpyData::F32(vec![0.0; 4])),
+            StreamType::Unorm8x4,
+        );
         assert!(matches!(e, Err(StreamError::Dtype { .. })));
         let msg = e.unwrap_err().to_string();
         assert!(msg.contains("|u1"), "{msg}");
@@ -415,7 +440,11 @@ mod tests {
         assert_eq!(s.read(1, 0)[..2], [3.0, 4.0]);
         assert!(matches!(
             raw_f32_to_stream(&bytes, StreamType::F32, (2, 2)),
-            Err(StreamError::RawLength { expected_bytes: 16, found_bytes: 24, .. })
+            Err(StreamError::RawLength {
+                expected_bytes: 16,
+                found_bytes: 24,
+                ..
+            })
         ));
         assert!(raw_f32_to_stream(&bytes[..23], StreamType::F32, (6, 1)).is_err());
         let s = raw_f32_to_stream(&bytes, StreamType::U16, (6, 1)).unwrap();

@@ -168,7 +168,9 @@ pub fn parse_bool(text: &str) -> Result<bool, UniformError> {
     match text.trim() {
         "true" => Ok(true),
         "false" => Ok(false),
-        t => Err(UniformError::NotABool { text: t.to_string() }),
+        t => Err(UniformError::NotABool {
+            text: t.to_string(),
+        }),
     }
 }
 
@@ -202,7 +204,12 @@ pub fn parse_uniform(ty: Type, text: &str) -> Result<UniformValue, UniformError>
             })
         }
     };
-    let floats = |parts: &[&str]| parts.iter().map(|p| parse_f32(p)).collect::<Result<Vec<_>, _>>();
+    let floats = |parts: &[&str]| {
+        parts
+            .iter()
+            .map(|p| parse_f32(p))
+            .collect::<Result<Vec<_>, _>>()
+    };
     Ok(match ty {
         Type::Bool => {
             count(1)?;
@@ -283,19 +290,55 @@ mod tests {
     #[test]
     fn scalar_errors() {
         let err = |ty, t| parse_uniform(ty, t).unwrap_err();
-        assert!(matches!(err(Type::F32, "abc"), UniformError::NotAFloat { .. }));
-        assert!(matches!(err(Type::F32, "1e39"), UniformError::FloatRange { .. }));
+        assert!(matches!(
+            err(Type::F32, "abc"),
+            UniformError::NotAFloat { .. }
+        ));
+        assert!(matches!(
+            err(Type::F32, "1e39"),
+            UniformError::FloatRange { .. }
+        ));
         assert!(matches!(err(Type::F32, ""), UniformError::Empty { .. }));
-        assert!(matches!(err(Type::F32, "1,2"), UniformError::Count { found: 2, .. }));
-        assert!(matches!(err(Type::I32, "2.0"), UniformError::NotAnInt { .. }));
-        assert!(matches!(err(Type::I32, "0x"), UniformError::NotAnInt { .. }));
-        assert!(matches!(err(Type::I32, "2147483648"), UniformError::IntRange { .. }));
-        assert!(matches!(err(Type::I32, "0x100000000"), UniformError::IntRange { .. }));
-        assert!(matches!(err(Type::I32, "-2147483649"), UniformError::IntRange { .. }));
-        assert!(matches!(err(Type::I32, "99999999999999999999999"), UniformError::IntRange { .. }));
-        assert!(matches!(err(Type::Bool, "1"), UniformError::NotABool { .. }));
-        assert!(matches!(err(Type::Bool, "True"), UniformError::NotABool { .. }));
-        assert!(matches!(err(Type::Unit, "1"), UniformError::Unsupported { .. }));
+        assert!(matches!(
+            err(Type::F32, "1,2"),
+            UniformError::Count { found: 2, .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "2.0"),
+            UniformError::NotAnInt { .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "0x"),
+            UniformError::NotAnInt { .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "2147483648"),
+            UniformError::IntRange { .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "0x100000000"),
+            UniformError::IntRange { .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "-2147483649"),
+            UniformError::IntRange { .. }
+        ));
+        assert!(matches!(
+            err(Type::I32, "99999999999999999999999"),
+            UniformError::IntRange { .. }
+        ));
+        assert!(matches!(
+            err(Type::Bool, "1"),
+            UniformError::NotABool { .. }
+        ));
+        assert!(matches!(
+            err(Type::Bool, "True"),
+            UniformError::NotABool { .. }
+        ));
+        assert!(matches!(
+            err(Type::Unit, "1"),
+            UniformError::Unsupported { .. }
+        ));
     }
 
     #[test]
@@ -304,10 +347,19 @@ mod tests {
             value(Type::Vec4, "1,2,3,4"),
             Value::floats(&[1.0, 2.0, 3.0, 4.0])
         );
-        assert_eq!(value(Type::Vec3, "[1, 2, 3]"), Value::floats(&[1.0, 2.0, 3.0]));
+        assert_eq!(
+            value(Type::Vec3, "[1, 2, 3]"),
+            Value::floats(&[1.0, 2.0, 3.0])
+        );
         assert_eq!(value(Type::Vec2, "(0.5,-1)"), Value::floats(&[0.5, -1.0]));
         let e = parse_uniform(Type::Vec4, "1,2,3").unwrap_err();
-        assert_eq!(e, UniformError::Count { ty: Type::Vec4, found: 3 });
+        assert_eq!(
+            e,
+            UniformError::Count {
+                ty: Type::Vec4,
+                found: 3
+            }
+        );
         assert!(e.to_string().contains("4 comma-separated numbers"), "{e}");
         let text: Vec<String> = (0..16).map(|x| x.to_string()).collect();
         let UniformValue::Mat4(m) = parse_uniform(Type::Mat4, &text.join(",")).unwrap() else {
@@ -338,8 +390,14 @@ mod tests {
 
     #[test]
     fn zeros() {
-        assert_eq!(zero_uniform(Type::Bool), UniformValue::Value(Value::Bool(false)));
-        assert_eq!(zero_uniform(Type::Vec4), UniformValue::Value(Value::zero(Type::Vec4)));
+        assert_eq!(
+            zero_uniform(Type::Bool),
+            UniformValue::Value(Value::Bool(false))
+        );
+        assert_eq!(
+            zero_uniform(Type::Vec4),
+            UniformValue::Value(Value::zero(Type::Vec4))
+        );
         assert_eq!(zero_uniform(Type::Mat4), UniformValue::Mat4([0.0; 16]));
         let a = Type::Array(ArrayType {
             elem: ScalarOrVector::Vec2,
