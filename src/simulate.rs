@@ -111,6 +111,9 @@ impl SimulateError {
             RuntimeError::BadArguments(why) => SimulateError::Internal(format!(
                 "the reference interpreter rejected the driver's arguments: {why}"
             )),
+            RuntimeError::InvalidProgram(why) => SimulateError::Internal(format!(
+                "the reference interpreter rejected the checked program: {why}"
+            )),
             fault => SimulateError::Fault(fault),
         }
     }
@@ -269,4 +272,198 @@ pub fn check_against_reference(
         tolerance,
         outputs: checks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{RunInputs, bind_inputs};
+    use crate::compile::{Checked, CompileOptions};
+    use crate::io::parse_input_source;
+    use ctm_frontend::Span;
+    use ctm_frontend::tast::{
+        BinaryOp, Block, Expr, ExprKind, Kernel, KernelParam, Local, LocalId, ParamId, ParamKind,
+        Reduction, Stmt, StmtKind,
+    };
+    use ctm_frontend::types::{OutputType, StreamType, Type};
+
+    fn expr(kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            ty: Type::F32,
+            span: Span::default(),
+        }
+    }
+
+    fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+        expr(ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        })
+    }
+
+    /// `kernel saxpy(a: f32, x: In<f32>, y: In<f32>, r: Out<f32>) { r = a * x + y; }`
+    /// and `reduce sum(a: f32, b: f32) -> f32 { a + b }`, as the checker
+    /// would build them.
+    fn program() -> Program {
+        let p = |name: &str, kind| KernelParam {
+            name: name.into(),
+            kind,
+            span: Span::default(),
+        };
+        let value = binary(
+            BinaryOp::Add,
+            binary(
+                BinaryOp::Mul,
+                expr(ExprKind::Uniform(ParamId(0))),
+                expr(ExprKind::Input(ParamId(1))),
+            ),
+            expr(ExprKind::Input(ParamId(2))),
+        );
+        let local = |name: &str| Local {
+            name: name.into(),
+            ty: Type::F32,
+            mutable: false,
+            span: Span::default(),
+        };
+        Program {
+            functions: vec![],
+            kernels: vec![Kernel {
+                name: "saxpy".into(),
+                params: vec![
+                    p("a", ParamKind::Uniform(Type::F32)),
+                    p("x", ParamKind::Input(StreamType::F32)),
+                    p("y", ParamKind::Input(StreamType::F32)),
+                    p("r", ParamKind::Output(OutputType::F32)),
+                ],
+                locals: vec![],
+                body: Block {
+                    stmts: vec![Stmt {
+                        kind: StmtKind::WriteOutput {
+                            param: ParamId(3),
+                            value,
+                        },
+                        span: Span::default(),
+                    }],
+                    tail: None,
+                    span: Span::default(),
+                },
+                span: Span::default(),
+            }],
+            reductions: vec![Reduction {
+                name: "sum".into(),
+                ty: Type::F32,
+                params: [LocalId(0), LocalId(1)],
+                locals: vec![local("a"), local("b")],
+                body: Block {
+                    stmts: vec![],
+                    tail: Some(Box::new(binary(
+                        BinaryOp::Add,
+                        expr(ExprKind::Local(LocalId(0))),
+                        expr(ExprKind::Local(LocalId(1))),
+                    ))),
+                    span: Span::default(),
+                },
+                span: Span::default(),
+            }],
+            consts: vec![],
+        }
+    }
+
+    fn compilation(target: Target, kernel: &str) -> Compilation {
+        let checked = Checked {
+            program: program(),
+            warnings: vec![],
+        };
+        let options = CompileOptions {
+            target,
+            kernel: Some(kernel.into()),
+            ..Default::default()
+        };
+        Compilation::new(checked, options).unwrap()
+    }
+
+    fn inputs(domain: &str, ins: &[(&str, &str)], unis: &[(&str, &str)]) -> RunInputs {
+        RunInputs {
+            domain: Some(crate::args::Domain::parse(domain).unwrap()),
+            inputs: ins
+                .iter()
+                .map(|(n, s)| (n.to_string(), parse_input_source(s).unwrap()))
+                .collect(),
+            uniforms: unis.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+        }
+    }
+
+    #[test]
+    fn reference_kernel_run() {
+        let c = compilation(Target::Ref, "saxpy");
+        let data = bind_inputs(
+            c.entry(),
+            &inputs("4x2", &[("x", "seq"), ("y", "const:1")], &[("a", "3")]),
+        )
+        .unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        assert_eq!(run.outputs.len(), 1);
+        let r = &run.outputs[0];
+        assert_eq!((r.name.as_str(), r.shape), ("r", OutputShape::Stream));
+        let want: Vec<f32> = (0..8).map(|k| 3.0 * k as f32 + 1.0).collect();
+        assert_eq!(r.values(), want);
+        assert_eq!(r.to_array().shape, [2, 4]);
+        assert_eq!(run.stats.elements, 8);
+        assert!(run.stats.instructions > 0);
+        let json = run.stats.to_json();
+        assert_eq!(json["target"], "ref");
+        assert_eq!(run.trace.len(), 1);
+        let report = check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default())
+            .unwrap();
+        assert!(report.passed());
+        assert_eq!(report.tolerance, crate::compare::TOLERANCE_EXACT);
+        assert_eq!(report.outputs[0].values_compared, 8);
+        // A result off by a little more than the tolerance fails the check.
+        let mut off = run.outputs.clone();
+        if let StreamBuffer::F32(v) = &mut off[0].data.buffer {
+            v[5] += 1e-3;
+        }
+        let report = check_against_reference(&c, &data, &off, &SimulateOptions::default()).unwrap();
+        assert!(!report.passed());
+        assert_eq!(report.outputs[0].mismatches.len(), 1);
+    }
+
+    #[test]
+    fn reference_reduction_run() {
+        let c = compilation(Target::Ref, "sum");
+        let data = bind_inputs(c.entry(), &inputs("5x2", &[("a", "seq")], &[])).unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        let out = &run.outputs[0];
+        assert_eq!((out.name.as_str(), out.shape), ("sum", OutputShape::Value));
+        assert_eq!(out.values(), [45.0]);
+        assert_eq!(out.to_array().shape, [1]);
+        assert!(run.stats.passes.is_some());
+        let report = check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default())
+            .unwrap();
+        assert!(report.passed());
+    }
+
+    #[test]
+    fn machine_targets_are_missing() {
+        for target in [Target::X1k, Target::R700] {
+            let c = compilation(target, "saxpy");
+            let data = bind_inputs(c.entry(), &RunInputs::default()).unwrap();
+            assert_eq!(
+                simulate(&c, &data, &SimulateOptions::default()).unwrap_err(),
+                SimulateError::NotBuilt(Missing::Backend(target))
+            );
+        }
+    }
+
+    #[test]
+    fn mismatched_data_is_an_internal_error() {
+        let c = compilation(Target::Ref, "saxpy");
+        let data = RunData::Reduction(StreamData::zeros(1, 1, 1));
+        assert!(matches!(
+            simulate(&c, &data, &SimulateOptions::default()),
+            Err(SimulateError::Internal(_))
+        ));
+    }
 }
