@@ -44,12 +44,10 @@ pub enum DomainError {
     #[error("`{0}` is not a domain: write WxH with positive integers, e.g. 256x256")]
     Syntax(String),
     /// More than [`MAX_DOMAIN_ELEMENTS`] elements.
-    #[error("a {width}x{height} domain has more than {MAX_DOMAIN_ELEMENTS} elements")]
+    #[error("the domain {domain} has more than {MAX_DOMAIN_ELEMENTS} elements")]
     TooLarge {
-        /// Columns.
-        width: usize,
-        /// Rows.
-        height: usize,
+        /// The domain as written, `WxH`.
+        domain: String,
     },
 }
 
@@ -66,7 +64,9 @@ impl Domain {
             .checked_mul(height)
             .is_none_or(|n| n > MAX_DOMAIN_ELEMENTS)
         {
-            return Err(DomainError::TooLarge { width, height });
+            return Err(DomainError::TooLarge {
+                domain: format!("{width}x{height}"),
+            });
         }
         Ok(Domain { width, height })
     }
@@ -83,8 +83,7 @@ impl Domain {
                 return Err(syntax());
             }
             s.parse::<usize>().map_err(|_| DomainError::TooLarge {
-                width: usize::MAX,
-                height: usize::MAX,
+                domain: text.to_string(),
             })
         };
         let (width, height) = (side(w)?, side(h)?);

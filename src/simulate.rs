@@ -391,7 +391,10 @@ mod tests {
                 .iter()
                 .map(|(n, s)| (n.to_string(), parse_input_source(s).unwrap()))
                 .collect(),
-            uniforms: unis.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+            uniforms: unis
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
         }
     }
 
@@ -415,8 +418,8 @@ mod tests {
         let json = run.stats.to_json();
         assert_eq!(json["target"], "ref");
         assert_eq!(run.trace.len(), 1);
-        let report = check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default())
-            .unwrap();
+        let report =
+            check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default()).unwrap();
         assert!(report.passed());
         assert_eq!(report.tolerance, crate::compare::TOLERANCE_EXACT);
         assert_eq!(report.outputs[0].values_compared, 8);
@@ -440,8 +443,8 @@ mod tests {
         assert_eq!(out.values(), [45.0]);
         assert_eq!(out.to_array().shape, [1]);
         assert!(run.stats.passes.is_some());
-        let report = check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default())
-            .unwrap();
+        let report =
+            check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default()).unwrap();
         assert!(report.passed());
     }
 
