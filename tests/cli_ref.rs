@@ -609,3 +609,31 @@ fn reductions() {
     assert_eq!(m.shape, [4]);
     assert_eq!(f32s(&m), [8.0; 4]);
 }
+
+#[test]
+fn every_example_runs_and_checks_on_ref() {
+    let w = Work::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ck") {
+            continue;
+        }
+        let file = path.to_str().unwrap();
+        let run = w.ctmc(&[
+            file,
+            "--target",
+            "ref",
+            "--simulate",
+            "--domain",
+            "16x16",
+            "--check",
+            "--stats=json",
+        ]);
+        run.expect(0).stdout_has("check passed");
+        assert_eq!(run.last_json()["target"], "ref", "{file}");
+        count += 1;
+    }
+    assert!(count >= 20, "found {count} examples");
+}
