@@ -301,19 +301,18 @@ pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<E
 /// uses for itself).
 const AST_STACK_BYTES: usize = 256 << 20;
 
-/// The AST dump of `--emit ast`.
+/// The AST dump of `--emit ast`: the front end's indented tree
+/// ([`ctm_frontend::print::dump_file`]).
 ///
-/// PLACEHOLDER: prints the AST's `Debug` form. Replace the body with
-/// `ctm_frontend::print::dump_file(&file, source)` when the front end's
-/// printer lands (and take the AST from `ctm_frontend::compile` once it
-/// returns it, instead of parsing a second time).
+/// Parses `source` a second time, on a thread with the front end's stack
+/// size, because [`ctm_frontend::compile`] does not return the tree.
 ///
 /// # Errors
 /// [`EmitError::Unparsable`] if the parser returns no tree.
 pub fn dump_ast(source: &str) -> Result<String, EmitError> {
     let run = || {
         let (file, _) = ctm_frontend::parser::parse(source);
-        file.map(|f| format!("{f:#?}\n"))
+        file.map(|f| ctm_frontend::print::dump_file(&f, source))
     };
     std::thread::scope(|scope| {
         std::thread::Builder::new()
