@@ -3,21 +3,17 @@
 //! checked first" rule, `.npy` round trips, `--stats=json`, `--check`,
 //! `--trace` and reductions.
 //!
-//! These tests need the real front end (parser, checker, reference
-//! interpreter); while the parser is a stub, each one returns at once
-//! after printing `SKIPPED` (see `common::front_end_ready`).
+//! These tests use the real front end (parser, checker, reference
+//! interpreter).
 
 mod common;
-use common::{BAD, SAXPY, SUM, Work, f32s, front_end_ready, read_npy, write_npy};
+use common::{BAD, SAXPY, SUM, Work, f32s, read_npy, write_npy};
 use ctm::io::NpyData;
 
 // ---- compiling ----
 
 #[test]
 fn a_good_source_checks_with_exit_0() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let run = w.ctmc(&[&k, "--target", "ref"]);
@@ -27,9 +23,6 @@ fn a_good_source_checks_with_exit_0() {
 
 #[test]
 fn compile_errors_exit_1_with_coded_diagnostics() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("bad.ck", BAD);
     for target in ["ref", "x1k", "r700"] {
@@ -44,9 +37,6 @@ fn compile_errors_exit_1_with_coded_diagnostics() {
 
 #[test]
 fn every_error_is_reported() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "two.ck",
@@ -60,9 +50,6 @@ fn every_error_is_reported() {
 
 #[test]
 fn source_is_checked_first() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("bad.ck", BAD);
     // Whatever else is wrong, a source with errors exits 1 with its errors.
@@ -98,9 +85,6 @@ fn source_is_checked_first() {
 
 #[test]
 fn warnings_do_not_fail() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "warn.ck",
@@ -113,9 +97,6 @@ fn warnings_do_not_fail() {
 
 #[test]
 fn entry_point_choice() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "two.ck",
@@ -149,9 +130,6 @@ fn entry_point_choice() {
 
 #[test]
 fn machine_targets_are_not_built_yet() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     for target in ["x1k", "r700"] {
@@ -181,9 +159,6 @@ fn machine_targets_are_not_built_yet() {
 
 #[test]
 fn emit_ast_prints_the_tree() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     w.ctmc(&[&k, "--target", "ref", "--emit", "ast"])
@@ -207,9 +182,6 @@ fn emit_ast_prints_the_tree() {
 
 #[test]
 fn saxpy_runs_as_it_is() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let run = w.ctmc(&[&k, "--target", "ref", "--simulate"]);
@@ -218,9 +190,6 @@ fn saxpy_runs_as_it_is() {
 
 #[test]
 fn npy_round_trip_through_input_and_output() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let x: Vec<f32> = (0..12).map(|v| v as f32 * 0.5).collect();
@@ -267,9 +236,6 @@ fn npy_round_trip_through_input_and_output() {
 
 #[test]
 fn generated_inputs_and_domain() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     w.ctmc(&[
@@ -326,9 +292,6 @@ fn generated_inputs_and_domain() {
 
 #[test]
 fn vector_streams_and_uniforms() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "vec.ck",
@@ -370,9 +333,6 @@ fn vector_streams_and_uniforms() {
 
 #[test]
 fn byte_and_u16_streams() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "img.ck",
@@ -415,9 +375,6 @@ fn byte_and_u16_streams() {
 
 #[test]
 fn data_errors_exit_2() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let sim = |extra: &[&str]| {
@@ -485,9 +442,6 @@ fn data_errors_exit_2() {
 
 #[test]
 fn runtime_fault_exits_1() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file(
         "spin.ck",
@@ -502,9 +456,6 @@ fn runtime_fault_exits_1() {
 
 #[test]
 fn stats_json_is_the_last_line() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let run = w.ctmc(&[
@@ -554,9 +505,6 @@ fn stats_json_is_the_last_line() {
 
 #[test]
 fn check_passes_against_the_reference() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     let run = w.ctmc(&[
@@ -575,9 +523,6 @@ fn check_passes_against_the_reference() {
 
 #[test]
 fn trace_is_chrome_json() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
     w.ctmc(&[
@@ -603,9 +548,6 @@ fn trace_is_chrome_json() {
 
 #[test]
 fn reductions() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let k = w.file("sum.ck", SUM);
     write_npy(
@@ -670,9 +612,6 @@ fn reductions() {
 
 #[test]
 fn every_example_runs_and_checks_on_ref() {
-    if !front_end_ready() {
-        return;
-    }
     let w = Work::new();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut count = 0;

@@ -134,18 +134,3 @@ pub const BAD: &str = "kernel bad(x: In<f32>, r: Out<f32>) {\n    r = x * 2;\n}\
 
 /// The sum of a stream.
 pub const SUM: &str = "reduce sum(a: f32, b: f32) -> f32 {\n    a + b\n}\n";
-
-/// Whether the front end is merged: while the parser is a stub, the front
-/// end returns neither a program nor an error, and the tests that need it
-/// say so and return (so that the workspace's CI stays green until then).
-/// Once the parser is in, this is always `true` and changes nothing.
-pub fn front_end_ready() -> bool {
-    let ready = !matches!(
-        ctm::check_source(SAXPY, ctm::Target::Ref),
-        Err(ctm::CompileError::NoProgram)
-    );
-    if !ready {
-        eprintln!("SKIPPED: the front end (parser) is not merged yet");
-    }
-    ready
-}
