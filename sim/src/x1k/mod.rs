@@ -3,4 +3,5 @@
 //! the data-parallel processor array ([`dpp`]: exact DPP semantics and the
 //! cycle model). [`interface`] is the boundary between the two.
 
+pub mod dpp;
 pub mod interface;
