@@ -123,8 +123,9 @@ pub enum FaultKind {
         /// Number of slots in the program.
         len: usize,
     },
-    /// A jump or return to a slot after `END_ADDR` or outside the program.
-    #[error("jump to slot {target}, outside the program (END_ADDR {end})")]
+    /// Execution continues (by a jump, a return, or past the last slot)
+    /// to a slot outside the program.
+    #[error("execution continues at slot {target}, outside the program (END_ADDR {end})")]
     JumpOutOfProgram {
         /// The jump target.
         target: u32,

@@ -190,7 +190,9 @@ pub(crate) fn run_group(
         if pc == plan.end {
             break;
         }
-        if next > u32::from(plan.end) || next as usize >= plan.slots.len() {
+        // Code after END_ADDR is reachable by jumps (subroutines may live
+        // there); only leaving the program's slots is a fault.
+        if next as usize >= plan.slots.len() {
             return Err(fault(FaultKind::JumpOutOfProgram {
                 target: next,
                 end: u32::from(plan.end),
