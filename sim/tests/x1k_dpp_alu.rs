@@ -42,7 +42,11 @@ fn inline_constants_follow_the_table() {
         let text = format!(
             "out o0.rgb = max(s0.rgb, s0.rgb) omod_off ; o0.a = max(s0.a, s0.a) omod_off ; s0={k}"
         );
-        assert_eq!(target(&run1(&text, &consts(&[])), 0), [value; 4], "code {code:#x}");
+        assert_eq!(
+            target(&run1(&text, &consts(&[])), 0),
+            [value; 4],
+            "code {code:#x}"
+        );
     }
     // Every code against the format's formula.
     for code in 0..128u32 {
@@ -54,7 +58,11 @@ fn inline_constants_follow_the_table() {
         } as f32;
         let k = InlineConst::new(code).unwrap();
         let text = format!("out o0.rgb = max(s0.rgb, s0.rgb) omod_off ; _ ; s0={k}");
-        assert_eq!(target(&run1(&text, &consts(&[])), 0)[0], expected, "code {code:#x}");
+        assert_eq!(
+            target(&run1(&text, &consts(&[])), 0)[0],
+            expected,
+            "code {code:#x}"
+        );
     }
 }
 
@@ -90,10 +98,28 @@ fn mad_special_values_table() {
     assert_eq!(add(0.0, -0.0), 0);
     assert_eq!(add(-0.0, -0.0), NEG_ZERO);
     // CTM §3.6.1: "0 * 0 + r1" and "r0 * 1 + 0" do not copy -0; "-0 * 0 + r1" does.
-    assert_eq!(op3("mad(s0.000, s0.000, s0.rgb)", "mad(s0.0, s0.0, s0.a)", &[splat(-0.0)])[0], 0);
-    assert_eq!(op3("mad(s0.rgb, s0.111, s0.000)", "mad(s0.a, s0.1, s0.0)", &[splat(-0.0)])[0], 0);
     assert_eq!(
-        op3("mad(-s0.000, s0.000, s0.rgb)", "mad(-s0.0, s0.0, s0.a)", &[splat(-0.0)])[0],
+        op3(
+            "mad(s0.000, s0.000, s0.rgb)",
+            "mad(s0.0, s0.0, s0.a)",
+            &[splat(-0.0)]
+        )[0],
+        0
+    );
+    assert_eq!(
+        op3(
+            "mad(s0.rgb, s0.111, s0.000)",
+            "mad(s0.a, s0.1, s0.0)",
+            &[splat(-0.0)]
+        )[0],
+        0
+    );
+    assert_eq!(
+        op3(
+            "mad(-s0.000, s0.000, s0.rgb)",
+            "mad(-s0.0, s0.0, s0.a)",
+            &[splat(-0.0)]
+        )[0],
         NEG_ZERO
     );
 }
@@ -103,18 +129,38 @@ fn extra_range_and_denormal_flush() {
     // CTM §3.6.2: a MAD beyond the finite range brought back by the output
     // modifier stays finite; a denormal intermediate ×8 becomes normal.
     let big = 2f32.powi(127);
-    let r = op3("mad(s0.rgb, s1.rgb, s0.000) d8", "mad(s0.a, s1.a, s0.0) d8", &[splat(big), splat(4.0)]);
+    let r = op3(
+        "mad(s0.rgb, s1.rgb, s0.000) d8",
+        "mad(s0.a, s1.a, s0.0) d8",
+        &[splat(big), splat(4.0)],
+    );
     assert_eq!(f32::from_bits(r[0]), 2f32.powi(126));
-    let r = op3("mad(s0.rgb, s1.rgb, s0.000)", "mad(s0.a, s1.a, s0.0)", &[splat(big), splat(4.0)]);
+    let r = op3(
+        "mad(s0.rgb, s1.rgb, s0.000)",
+        "mad(s0.a, s1.a, s0.0)",
+        &[splat(big), splat(4.0)],
+    );
     assert_eq!(f32::from_bits(r[0]), f32::INFINITY);
     let (a, b) = (2f32.powi(-63), 2f32.powi(-64)); // product 2^-127: denormal
-    let r = op3("mad(s0.rgb, s1.rgb, s0.000) x8", "mad(s0.a, s1.a, s0.0) x8", &[splat(a), splat(b)]);
+    let r = op3(
+        "mad(s0.rgb, s1.rgb, s0.000) x8",
+        "mad(s0.a, s1.a, s0.0) x8",
+        &[splat(a), splat(b)],
+    );
     assert_eq!(f32::from_bits(r[0]), 2f32.powi(-124));
-    let r = op3("mad(s0.rgb, s1.rgb, s0.000)", "mad(s0.a, s1.a, s0.0)", &[splat(a), splat(b)]);
+    let r = op3(
+        "mad(s0.rgb, s1.rgb, s0.000)",
+        "mad(s0.a, s1.a, s0.0)",
+        &[splat(a), splat(b)],
+    );
     assert_eq!(r[0], 0, "denormal result flushed");
     // Denormal inputs are flushed (sign kept): -denormal · 1 + (-0) = -0.
     let tiny = f32::from_bits(0x8000_0001);
-    let r = op3("mad(s0.rgb, s0.111, -s0.000)", "mad(s0.a, s0.1, -s0.0)", &[splat(tiny)]);
+    let r = op3(
+        "mad(s0.rgb, s0.111, -s0.000)",
+        "mad(s0.a, s0.1, -s0.0)",
+        &[splat(tiny)],
+    );
     assert_eq!(r[0], NEG_ZERO);
 }
 
@@ -146,7 +192,11 @@ fn transcendental_special_value_table() {
         for (op, want) in ops.iter().zip(expected) {
             let text = format!("out o0.rgb = sop() ; o0.a = {op}(s0.a) ; s0=c0");
             let got = target_bits(&run1(&text, &consts(&[splat(input)])), 0);
-            let want = if want.is_nan() { NAN_STD } else { want.to_bits() };
+            let want = if want.is_nan() {
+                NAN_STD
+            } else {
+                want.to_bits()
+            };
             assert_eq!(got, [want; 4], "{op}({input})");
         }
     }
@@ -167,7 +217,10 @@ fn transcendental_values() {
     for (op, x, want) in cases {
         let text = format!("out o0.rgb = sop() ; o0.a = {op}(s0.a) ; s0=c0");
         let got = target(&run1(&text, &consts(&[splat(x)])), 0)[3];
-        assert!((got - want).abs() <= want.abs() * 2f32.powi(-22), "{op}({x}) = {got}, want {want}");
+        assert!(
+            (got - want).abs() <= want.abs() * 2f32.powi(-22),
+            "{op}({x}) = {got}, want {want}"
+        );
     }
 }
 
@@ -176,7 +229,14 @@ fn omod_disabled_is_bit_exact() {
     // CTM §3.3.5: MIN(s,s), MAX(s,s), CND(s,s,0), CMP(s,s,0) with
     // OMOD_DISABLED copy any bits; with an output modifier NaN is
     // standardised and denormals flushed.
-    let specials = [0x7FC0_1234u32, 0xFF80_0001, 0x0000_0001, 0x8000_0001, NEG_ZERO, 0x3F80_0000];
+    let specials = [
+        0x7FC0_1234u32,
+        0xFF80_0001,
+        0x0000_0001,
+        0x8000_0001,
+        NEG_ZERO,
+        0x3F80_0000,
+    ];
     for bits in specials {
         let c = [splat(f32::from_bits(bits))];
         for (rgb, alpha) in [
@@ -200,7 +260,11 @@ fn omod_disabled_is_bit_exact() {
         }
     }
     // OMOD_DISABLED ignores clamp (CTM §3.3.5).
-    let r = op3("max(s0.rgb, s0.rgb) omod_off sat", "max(s0.a, s0.a) omod_off sat", &[splat(7.0)]);
+    let r = op3(
+        "max(s0.rgb, s0.rgb) omod_off sat",
+        "max(s0.a, s0.a) omod_off sat",
+        &[splat(7.0)],
+    );
     assert_eq!(r, [7f32.to_bits(); 4]);
 }
 
@@ -229,7 +293,11 @@ fn min_max_nan_and_zero_rules() {
         assert_eq!(r, [want; 4], "{op}({a}, {b})");
     }
     // Denormals compare as zero: MIN(denormal, +0) is the second argument.
-    let r = op3("min(s0.rgb, s1.rgb) omod_off", "min(s0.a, s1.a) omod_off", &[splat(f32::from_bits(1)), splat(0.0)]);
+    let r = op3(
+        "min(s0.rgb, s1.rgb) omod_off",
+        "min(s0.a, s1.a) omod_off",
+        &[splat(f32::from_bits(1)), splat(0.0)],
+    );
     assert_eq!(r, [0; 4]);
 }
 
@@ -248,12 +316,26 @@ fn cnd_cmp_rules() {
         (f32::INFINITY, a),
     ];
     for (c, want) in cmp_cases {
-        let r = op3("cmp(s0.rgb, s1.rgb, s2.rgb)", "cmp(s0.a, s1.a, s2.a)", &[splat(a), splat(b), splat(c)]);
+        let r = op3(
+            "cmp(s0.rgb, s1.rgb, s2.rgb)",
+            "cmp(s0.a, s1.a, s2.a)",
+            &[splat(a), splat(b), splat(c)],
+        );
         assert_eq!(r, [want.to_bits(); 4], "cmp c={c}");
     }
-    let cnd_cases = [(0.5, b), (0.500_001, a), (f32::NAN, b), (f32::INFINITY, a), (-3.0, b)];
+    let cnd_cases = [
+        (0.5, b),
+        (0.500_001, a),
+        (f32::NAN, b),
+        (f32::INFINITY, a),
+        (-3.0, b),
+    ];
     for (c, want) in cnd_cases {
-        let r = op3("cnd(s0.rgb, s1.rgb, s2.rgb)", "cnd(s0.a, s1.a, s2.a)", &[splat(a), splat(b), splat(c)]);
+        let r = op3(
+            "cnd(s0.rgb, s1.rgb, s2.rgb)",
+            "cnd(s0.a, s1.a, s2.a)",
+            &[splat(a), splat(b), splat(c)],
+        );
         assert_eq!(r, [want.to_bits(); 4], "cnd c={c}");
     }
 }
@@ -264,7 +346,8 @@ fn presubtract_ops() {
     // alpha have their own op.
     let c0 = [3.0f32, 0.25, -1.0, 2.0];
     let c1 = [5.0f32, 1.0, 0.5, 8.0];
-    let ops: [(&str, fn(f32, f32) -> f32); 4] = [
+    type Presub = fn(f32, f32) -> f32;
+    let ops: [(&str, Presub); 4] = [
         ("bias", |s0, _| 1.0 - 2.0 * s0),
         ("sub", |s0, s1| s1 - s0),
         ("add", |s0, s1| s1 + s0),
@@ -285,16 +368,29 @@ fn presubtract_ops() {
 fn swizzles_modifiers_and_source_assembly() {
     let c0 = [-2.0f32, 3.0, -0.0, 5.0];
     // Constant swizzles 0, ½, 1 and per-channel selection (CTM §3.3.3).
-    let r = op3("max(s0.h01, s0.h01) omod_off", "max(s0.r, s0.r) omod_off", &[c0]);
+    let r = op3(
+        "max(s0.h01, s0.h01) omod_off",
+        "max(s0.r, s0.r) omod_off",
+        &[c0],
+    );
     assert_eq!(r, [0.5f32.to_bits(), 0, 1f32.to_bits(), (-2f32).to_bits()]);
     // Input modifiers: NEG, ABS, NAB on the bits.
-    let r = op3("max(|s0.rgb|, |s0.rgb|) omod_off", "max(-s0.a, -s0.a) omod_off", &[c0]);
+    let r = op3(
+        "max(|s0.rgb|, |s0.rgb|) omod_off",
+        "max(-s0.a, -s0.a) omod_off",
+        &[c0],
+    );
     assert_eq!(r, [2f32.to_bits(), 3f32.to_bits(), 0, (-5f32).to_bits()]);
-    let r = op3("max(-|s0.rgb|, -|s0.rgb|) omod_off", "max(-s0.b, -s0.b) omod_off", &[c0]);
+    let r = op3(
+        "max(-|s0.rgb|, -|s0.rgb|) omod_off",
+        "max(-s0.b, -s0.b) omod_off",
+        &[c0],
+    );
     assert_eq!(r, [(-2f32).to_bits(), (-3f32).to_bits(), NEG_ZERO, 0]);
     // src0 = {rgb_addr0.rgb, alpha_addr0.a}: an RGB swizzle of A reads the
     // alpha address, an alpha swizzle of R reads the RGB address.
-    let text = "out o0.rgb = max(s0.aaa, s0.aaa) omod_off ; o0.a = max(s0.r, s0.r) omod_off ; s0=c0|c1";
+    let text =
+        "out o0.rgb = max(s0.aaa, s0.aaa) omod_off ; o0.a = max(s0.r, s0.r) omod_off ; s0=c0|c1";
     let r = run1(text, &consts(&[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]));
     assert_eq!(target(&r, 0), [8.0, 8.0, 8.0, 1.0]);
 }
@@ -306,39 +402,80 @@ fn dot_products_frc_and_copies() {
     let dp3 = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]).to_bits();
     let dp4 = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]).to_bits();
     // DP3 broadcast; alpha DP copies the dot product (CTM §3.3.4).
-    assert_eq!(op3("dp3(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[a, b]), [dp3; 4]);
+    assert_eq!(
+        op3("dp3(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[a, b]),
+        [dp3; 4]
+    );
     // DP4's fourth component comes from the alpha unit's select/swizzle.
-    assert_eq!(op3("dp4(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[a, b]), [dp4; 4]);
+    assert_eq!(
+        op3("dp4(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[a, b]),
+        [dp4; 4]
+    );
     let swapped = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[0]).to_bits();
-    assert_eq!(op3("dp4(s0.rgb, s1.rgb)", "dp(s0.a, s1.r)", &[a, b]), [swapped; 4]);
+    assert_eq!(
+        op3("dp4(s0.rgb, s1.rgb)", "dp(s0.a, s1.r)", &[a, b]),
+        [swapped; 4]
+    );
     // D2A: A.r·B.r + A.g·B.g + C.b.
     let d2a = (a[0] * b[0] + a[1] * b[1] + 7.0).to_bits();
     assert_eq!(
-        op3("d2a(s0.rgb, s1.rgb, s2.rgb)", "dp(s0.a, s1.a)", &[a, b, [0.0, 0.0, 7.0, 0.0]]),
+        op3(
+            "d2a(s0.rgb, s1.rgb, s2.rgb)",
+            "dp(s0.a, s1.a)",
+            &[a, b, [0.0, 0.0, 7.0, 0.0]]
+        ),
         [d2a; 4]
     );
     // The cancellation rule of CTM §3.6.2: the two largest terms cancel and
     // the rest is 2^26 times smaller → +0; 2^24 times smaller → exact.
     let small = 2f32.powi(-26);
-    let r = op3("dp3(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[[1.0, 1.0, small, 0.0], [1.0, -1.0, 1.0, 0.0]]);
+    let r = op3(
+        "dp3(s0.rgb, s1.rgb)",
+        "dp(s0.a, s1.a)",
+        &[[1.0, 1.0, small, 0.0], [1.0, -1.0, 1.0, 0.0]],
+    );
     assert_eq!(r, [0; 4]);
     let small = 2f32.powi(-24);
-    let r = op3("dp3(s0.rgb, s1.rgb)", "dp(s0.a, s1.a)", &[[1.0, 1.0, small, 0.0], [1.0, -1.0, 1.0, 0.0]]);
+    let r = op3(
+        "dp3(s0.rgb, s1.rgb)",
+        "dp(s0.a, s1.a)",
+        &[[1.0, 1.0, small, 0.0], [1.0, -1.0, 1.0, 0.0]],
+    );
     assert_eq!(r, [small.to_bits(); 4]);
     // FRC: A - floor(A).
-    let r = op3("frc(s0.rgb)", "frc(s0.a)", &[[-1.25, 3.5, -0.0, f32::INFINITY]]);
+    let r = op3(
+        "frc(s0.rgb)",
+        "frc(s0.a)",
+        &[[-1.25, 3.5, -0.0, f32::INFINITY]],
+    );
     assert_eq!(r, [0.75f32.to_bits(), 0.5f32.to_bits(), 0, NAN_STD]);
 }
 
 #[test]
 fn output_modifiers_and_clamp() {
-    let mods = [("x1", 3.0f32), ("x2", 6.0), ("x4", 12.0), ("x8", 24.0), ("d2", 1.5), ("d4", 0.75), ("d8", 0.375)];
+    let mods = [
+        ("x1", 3.0f32),
+        ("x2", 6.0),
+        ("x4", 12.0),
+        ("x8", 24.0),
+        ("d2", 1.5),
+        ("d4", 0.75),
+        ("d8", 0.375),
+    ];
     for (m, want) in mods {
-        let r = op3(&format!("mad(s0.rgb, s0.111, s0.000) {m}"), &format!("mad(s0.a, s0.1, s0.0) {m}"), &[splat(3.0)]);
+        let r = op3(
+            &format!("mad(s0.rgb, s0.111, s0.000) {m}"),
+            &format!("mad(s0.a, s0.1, s0.0) {m}"),
+            &[splat(3.0)],
+        );
         assert_eq!(r, [want.to_bits(); 4], "{m}");
     }
     // Clamp after the modifier (CTM §3.3.5).
-    let r = op3("mad(s0.rgb, s0.111, s0.000) x2 sat", "mad(s0.a, s0.1, s0.0) sat", &[[0.75, -2.0, 0.25, 1.5]]);
+    let r = op3(
+        "mad(s0.rgb, s0.111, s0.000) x2 sat",
+        "mad(s0.a, s0.1, s0.0) sat",
+        &[[0.75, -2.0, 0.25, 1.5]],
+    );
     assert_eq!(r, [1f32.to_bits(), 0, 0.5f32.to_bits(), 1f32.to_bits()]);
 }
 
@@ -353,16 +490,14 @@ fn write_masks_and_predication() {
     assert_eq!(target(&run1(&text, &mem), 0), [1.0, 0.0, 3.0, 4.0]);
     // Predicates from c1 with <0: bits R and A set. Per-channel (RGBA),
     // replicated and inverted predication of temporary writes.
-    let text = format!(
-        "alu p.rgb<0 = max(s0.rgb, s0.rgb) ; p.a<0 = max(s0.a, s0.a) ; s0=c1
+    let text = "alu p.rgb<0 = max(s0.rgb, s0.rgb) ; p.a<0 = max(s0.a, s0.a) ; s0=c1
          alu r1.rgb = max(s0.rgb, s0.rgb) pred=p.rgba ; r1.a = max(s0.a, s0.a) pred=!p.rgba ; s0=c0
          alu r2.rgb = max(s0.rgb, s0.rgb) pred=p.aaaa ; r2.a = max(s0.a, s0.a) pred=!p.rrrr ; s0=c0
          alu r3.rgb = max(s0.rgb, s0.rgb) pred=!p.rrrr ; _ ; s0=c0
          out o0.rgb = max(s0.rgb, s0.rgb) ; o0.a = max(s0.a, s0.a) ; s0=r1
          out o1.rgb = max(s0.rgb, s0.rgb) ; o1.a = max(s0.a, s0.a) ; s0=r2
-         out o2.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r3 sem_wait"
-    );
-    let r = run1(&text, &mem);
+         out o2.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r3 sem_wait";
+    let r = run1(text, &mem);
     assert_eq!(target(&r, 0), [1.0, 0.0, 0.0, 0.0]);
     assert_eq!(target(&r, 1), [1.0, 2.0, 3.0, 0.0]);
     assert_eq!(target(&r, 2), [0.0, 0.0, 0.0, 0.0]);

@@ -13,12 +13,18 @@ const GROUP_SIZES: [usize; 6] = [1, 3, 7, 16, 48, 64];
 
 /// Run `text` over elements (i, 0) for i in `range` at every group size;
 /// check the sizes agree and return o0.r per element.
-fn red_per_element(text: &str, mode: Mode, mem: &TableMemory, range: std::ops::Range<u32>) -> Vec<f32> {
+fn red_per_element(
+    text: &str,
+    mode: Mode,
+    mem: &TableMemory,
+    range: std::ops::Range<u32>,
+) -> Vec<f32> {
     let prog = program(text, mode);
     let elements: Vec<(u32, u32)> = range.map(|i| (i, 0)).collect();
     let mut first: Option<Vec<f32>> = None;
     for g in GROUP_SIZES {
-        let run = run_grouped(&prog, &elements, mem, g).unwrap_or_else(|e| panic!("group {g}: {e}"));
+        let run =
+            run_grouped(&prog, &elements, mem, g).unwrap_or_else(|e| panic!("group {g}: {e}"));
         let reds: Vec<f32> = run.results.iter().map(|r| target(r, 0)[0]).collect();
         match &first {
             None => first = Some(reds),
@@ -65,8 +71,14 @@ fn if_else_endif_on_predicate() {
     let got = red_per_element(&text, Mode::Partial, &mem, 0..70);
     assert_eq!(got, (0..70).map(want).collect::<Vec<_>>());
     // Uniform groups: all pass, all fail.
-    assert_eq!(red_per_element(&text, Mode::Partial, &mem, 0..2), vec![10.0, 10.0]);
-    assert_eq!(red_per_element(&text, Mode::Partial, &mem, 5..9), vec![20.0; 4]);
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 0..2),
+        vec![10.0, 10.0]
+    );
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 5..9),
+        vec![20.0; 4]
+    );
     // A group that all fails jumps once: the IF to ELSE+1 (the ELSE is
     // skipped, the ENDIF does not jump).
     let prog = program(&text, Mode::Partial);
@@ -105,16 +117,24 @@ fn if_else_endif_on_alu_result_and_boolean() {
         out_r1()
     );
     let mut mem = TableMemory::default();
-    assert_eq!(red_per_element(&text, Mode::Partial, &mem, 0..3), vec![20.0; 3]);
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 0..3),
+        vec![20.0; 3]
+    );
     mem.bool_constants = 1 << 5;
-    assert_eq!(red_per_element(&text, Mode::Partial, &mem, 0..3), vec![10.0; 3]);
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 0..3),
+        vec![10.0; 3]
+    );
 }
 
 #[test]
 fn nested_ifs_with_merged_endif() {
     // CTM §3.5.5: three IF c with B_OP1 = DECR 0/1/2 jumping to the one
     // merged ENDIF (B_POP_CNT 3). r1 = number of nested conditions passed = min(i, 3).
-    let cond = |k: &str| format!("alu _ = mad(s0.rrr, s1.111, -s1.rrr) ; _ ; s0=r0 s1={k} alu_result=r>=0");
+    let cond = |k: &str| {
+        format!("alu _ = mad(s0.rrr, s1.111, -s1.rrr) ; _ ; s0=r0 s1={k} alu_result=r>=0")
+    };
     let text = format!(
         "{}
          fc jump 10 func=!alu b_op0=incr alu_wait
@@ -133,7 +153,10 @@ fn nested_ifs_with_merged_endif() {
         out_r1()
     );
     let got = red_per_element(&text, Mode::Partial, &TableMemory::default(), 0..8);
-    assert_eq!(got, (0..8).map(|i: u32| i.min(3) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..8).map(|i: u32| i.min(3) as f32).collect::<Vec<_>>()
+    );
     // The same without merging (three ENDIFs) gives the same results.
     let text = format!(
         "{}
@@ -155,7 +178,10 @@ fn nested_ifs_with_merged_endif() {
         out_r1()
     );
     let got = red_per_element(&text, Mode::Partial, &TableMemory::default(), 0..8);
-    assert_eq!(got, (0..8).map(|i: u32| i.min(3) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..8).map(|i: u32| i.min(3) as f32).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -175,7 +201,10 @@ fn loop_with_al_relative_addressing() {
     mem.set_loop(2, 4, 2, 3);
     let prog = program(text, Mode::Full);
     let run = run(&prog, &[(7, 0), (9, 0)], &mem).unwrap();
-    let want = [12.0f32, 15.0, 18.0, 21.0].iter().map(|k| k * 1.5).sum::<f32>();
+    let want = [12.0f32, 15.0, 18.0, 21.0]
+        .iter()
+        .map(|k| k * 1.5)
+        .sum::<f32>();
     assert_eq!(target(&run.results[0], 0), [want, 4.0, 0.0, 0.0]);
     // The last iteration (aL = 11) wrote r31.r = i.
     assert_eq!(target(&run.results[1], 1)[0], 9.0);
@@ -222,7 +251,12 @@ fn break_on_predicate() {
     let mut mem = TableMemory::default();
     mem.set_loop(0, 8, 0, 1);
     let got = red_per_element(&text, Mode::Full, &mem, 0..12);
-    assert_eq!(got, (0..12).map(|i: u32| i.clamp(1, 8) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..12)
+            .map(|i: u32| i.clamp(1, 8) as f32)
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -271,7 +305,10 @@ fn continue_on_predicate() {
     let mut mem = TableMemory::default();
     mem.set_loop(1, 6, 0, 0);
     let got = red_per_element(&text, Mode::Full, &mem, 0..9);
-    assert_eq!(got, (0..9).map(|i: u32| i.min(6) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..9).map(|i: u32| i.min(6) as f32).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -292,7 +329,12 @@ fn call_and_return() {
     );
     let got = red_per_element(&text, Mode::Full, &TableMemory::default(), 0..6);
     assert_eq!(got, vec![2.0, 2.0, 4.0, 4.0, 4.0, 4.0]);
-    let run = run(&program(&text, Mode::Full), &[(0, 0)], &TableMemory::default()).unwrap();
+    let run = run(
+        &program(&text, Mode::Full),
+        &[(0, 0)],
+        &TableMemory::default(),
+    )
+    .unwrap();
     assert_eq!(run.stats.flow.max_call_depth, 1);
 }
 
@@ -333,7 +375,10 @@ fn stack_and_counter_faults() {
     let mut m = TableMemory::default();
     m.set_loop(0, 2, 0, 1);
     let text = "fc loop 2 int=i0\nfc endloop 1 func=always jump_any int=i0\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Partial, &m), (0, FaultKind::StackOverflow { limit: 0, .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Partial, &m),
+        (0, FaultKind::StackOverflow { limit: 0, .. })
+    ));
     // Five nested LOOPs overflow the full-mode stack of 4.
     let text = "fc loop 11 int=i0
          fc loop 10 int=i0
@@ -346,16 +391,28 @@ fn stack_and_counter_faults() {
          fc endloop 2 func=always jump_any int=i0
          fc endloop 1 func=always jump_any int=i0
          out _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &m), (4, FaultKind::StackOverflow { limit: 4, .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &m),
+        (4, FaultKind::StackOverflow { limit: 4, .. })
+    ));
     // ENDLOOP without LOOP.
     let text = "fc endloop 0 func=always jump_any int=i0\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::StackUnderflow { .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::StackUnderflow { .. })
+    ));
     // Unbounded recursion overflows the address stack (size 4).
     let text = "fc jump 0 func=always jump_any a_op=push b_op1=incr\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::StackOverflow { .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::StackOverflow { .. })
+    ));
     // RETURN with nothing pushed.
     let text = "fc jump 0 func=always a_op=pop b_op1=decr b_pop_cnt=1\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::StackUnderflow { .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::StackUnderflow { .. })
+    ));
     // Partial mode: branch counters reach 3 at most (nesting 4); the fifth
     // nested IF that some processors fail overflows.
     let ifp = "fc jump 7 func=!p pred=p.rrrr b_op0=incr alu_wait";
@@ -363,7 +420,10 @@ fn stack_and_counter_faults() {
         "{}\n{ifp}\n{ifp}\n{ifp}\n{ifp}\n{ifp}\nfc jump 0 func=never jump_any b_op0=decr b_pop_cnt=5\nout _ ; _ ; sem_wait",
         pred_i_less("4.0")
     );
-    assert!(matches!(fault_of(&text, Mode::Partial, &mem), (5, FaultKind::BranchCounterOverflow { limit: 3, .. })));
+    assert!(matches!(
+        fault_of(&text, Mode::Partial, &mem),
+        (5, FaultKind::BranchCounterOverflow { limit: 3, .. })
+    ));
     // The same in full mode is fine.
     let prog = program(&text, Mode::Full);
     assert!(run(&prog, &[(0, 0), (5, 0)], &mem).is_ok());
@@ -374,35 +434,62 @@ fn other_runtime_faults() {
     let mem = TableMemory::default();
     // A runaway loop.
     let text = "fc jump 0 func=always\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::RunawayLoop { limit: 10_000 })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::RunawayLoop { limit: 10_000 })
+    ));
     // aL outside a loop.
     let text = "alu r1.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r[1+aL]\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::AlOutsideLoop)));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::AlOutsideLoop)
+    ));
     // JUMP_FUNC on the ALU result with none written.
     let text = "fc jump 1 func=alu\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::AluResultNotWritten)));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::AluResultNotWritten)
+    ));
     // The ALU result does not survive an FC instruction (CTM §3.3.10).
     let text = "alu _ = max(s0.rgb, s0.rgb) ; _ ; s0=r0 alu_result=r==0
          fc jump 2 func=!alu alu_wait
          fc jump 3 func=alu alu_wait
          out _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (2, FaultKind::AluResultNotWritten)));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (2, FaultKind::AluResultNotWritten)
+    ));
     // JUMP_FUNC on the predicate with no predicate selected.
     let text = "fc jump 1 func=p\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &mem), (0, FaultKind::FcPredicateNotSelected)));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &mem),
+        (0, FaultKind::FcPredicateNotSelected)
+    ));
     // BREAKLOOP in a REP.
     let mut m = TableMemory::default();
     m.set_loop(0, 2, 0, 0);
     let text = "fc rep 3 int=i0\nfc breakloop 3 func=always\nfc endrep 1 func=always jump_any int=i0\nout _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &m), (1, FaultKind::LoopKindMismatch { .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &m),
+        (1, FaultKind::LoopKindMismatch { .. })
+    ));
     // Relative addressing out of range (aL = 200, r[100 + aL]).
     m.set_loop(0, 1, 200, 0);
     let text = "fc loop 3 int=i0
          alu r1.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r[100+aL]
          fc endloop 1 func=always jump_any int=i0
          out _ ; _ ; sem_wait";
-    assert!(matches!(fault_of(text, Mode::Full, &m), (1, FaultKind::RelativeAddressOutOfRange { .. })));
+    assert!(matches!(
+        fault_of(text, Mode::Full, &m),
+        (1, FaultKind::RelativeAddressOutOfRange { .. })
+    ));
     // Missing ALU_WAIT on an FC reading a fresh predicate (CTM §3.2.1).
-    let text = format!("{}\nfc jump 2 func=p pred=p.rrrr\nout _ ; _ ; sem_wait", pred_i_less("1.0"));
-    assert!(matches!(fault_of(&text, Mode::Full, &mem), (1, FaultKind::MissingAluWait { .. })));
+    let text = format!(
+        "{}\nfc jump 2 func=p pred=p.rrrr\nout _ ; _ ; sem_wait",
+        pred_i_less("1.0")
+    );
+    assert!(matches!(
+        fault_of(&text, Mode::Full, &mem),
+        (1, FaultKind::MissingAluWait { .. })
+    ));
 }

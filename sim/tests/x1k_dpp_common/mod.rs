@@ -49,7 +49,11 @@ pub fn run_grouped(
 }
 
 /// Run under the warn policy.
-pub fn run_warn(prog: &Program, elements: &[(u32, u32)], mem: &TableMemory) -> Result<DppRun, DppFault> {
+pub fn run_warn(
+    prog: &Program,
+    elements: &[(u32, u32)],
+    mem: &TableMemory,
+) -> Result<DppRun, DppFault> {
     let options = DppOptions {
         hazards: HazardPolicy::Warn,
         ..DppOptions::default()

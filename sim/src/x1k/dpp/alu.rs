@@ -334,9 +334,9 @@ fn write_results(
     match &inst.writes {
         AluWrites::Predicate(p) => {
             // CTM §3.3.9: predicate writes are not predicated; compared after clamp.
-            for c in 0..3 {
+            for (c, lanes) in rgb_out.iter().enumerate() {
                 if p.rgb_mask.has(c) {
-                    let bits = compare_mask(&rgb_out[c][..n], p.rgb_op);
+                    let bits = compare_mask(&lanes[..n], p.rgb_op);
                     group.pred[c] = (group.pred[c] & !writers) | (bits & writers);
                     group.sync.pred_dirty |= 1 << c;
                 }

@@ -174,9 +174,8 @@ pub(crate) fn run_group(
                     let r = semaphore_wait(&mut group);
                     group.hazard(r).map_err(fault)?;
                 }
-                match flow::check_inputs(&group, f).map_err(fault)? {
-                    Some(h) => group.hazard(Err(h)).map_err(fault)?,
-                    None => {}
+                if let Some(h) = flow::check_inputs(&group, f).map_err(fault)? {
+                    group.hazard(Err(h)).map_err(fault)?;
                 }
                 let next = flow::execute(&mut group, f, pc, &ctx.fc_consts).map_err(fault)?;
                 group.profile.counters.fc += 1;

@@ -206,12 +206,15 @@ pub fn run_program(
     })
 }
 
+/// One input of a [`TableMemory`]: width, height, texels row-major.
+pub type TableInput = (u32, u32, Vec<[f32; 4]>);
+
 /// A plain-table [`DppMemory`] for bare runs and tests: inputs as row-major
 /// RGBA arrays, constants as arrays.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TableMemory {
     /// Inputs 0..16: (width, height, texels row-major).
-    pub inputs: Vec<Option<(u32, u32, Vec<[f32; 4]>)>>,
+    pub inputs: Vec<Option<TableInput>>,
     /// Float constants (missing ones read 0).
     pub float_constants: Vec<[f32; 4]>,
     /// Integer constants, `US_FC_INT_CONST` packing.
