@@ -18,6 +18,35 @@ use crate::x1k::interface::UmrtWrite;
 
 type Lanes = [f32; MAX_GROUP_SIZE];
 
+/// Per-group scratch buffers of the ALU, reused by every instruction
+/// (allocated once per group, never zeroed between instructions: every
+/// buffer is written for the lanes read).
+#[derive(Clone, Debug)]
+pub(crate) struct Scratch {
+    srcp: [Lanes; 4],
+    rgb_in: [[Lanes; 3]; 3],
+    alpha_in: [Lanes; 3],
+    dot: [f64; MAX_GROUP_SIZE],
+    trans: Lanes,
+    rgb_out: [Lanes; 3],
+    alpha_out: Lanes,
+}
+
+impl Scratch {
+    /// Zeroed buffers.
+    pub fn new() -> Box<Self> {
+        Box::new(Scratch {
+            srcp: [[0.0; MAX_GROUP_SIZE]; 4],
+            rgb_in: [[[0.0; MAX_GROUP_SIZE]; 3]; 3],
+            alpha_in: [[0.0; MAX_GROUP_SIZE]; 3],
+            dot: [0.0; MAX_GROUP_SIZE],
+            trans: [0.0; MAX_GROUP_SIZE],
+            rgb_out: [[0.0; MAX_GROUP_SIZE]; 3],
+            alpha_out: [0.0; MAX_GROUP_SIZE],
+        })
+    }
+}
+
 /// The processors whose channel `ch` passes predicate `p` (CTM §3.3.6):
 /// NONE passes all; RGBA uses bit `ch` (bit A for the alpha unit); the
 /// replicate selects use one bit; INV inverts.
@@ -60,10 +89,32 @@ pub(crate) fn execute(
     consts: &[[f32; 4]],
     zero_times_anything: bool,
 ) -> Result<(), FaultKind> {
+    let mut scratch = group.scratch.take().unwrap_or_else(Scratch::new);
+    let result = execute_with(group, plan, consts, zero_times_anything, &mut scratch);
+    group.scratch = Some(scratch);
+    result
+}
+
+fn execute_with(
+    group: &mut Group,
+    plan: &AluPlan,
+    consts: &[[f32; 4]],
+    zero_times_anything: bool,
+    scratch: &mut Scratch,
+) -> Result<(), FaultKind> {
+    let Scratch {
+        srcp,
+        rgb_in,
+        alpha_in,
+        dot,
+        trans,
+        rgb_out,
+        alpha_out,
+    } = scratch;
     let n = group.n;
     let inst = &plan.inst;
     let mut temp_reads = SmallVec::<[usize; 12]>::new();
-    let sources = Sources::assemble(group, plan, consts, &mut temp_reads)?;
+    let sources = Sources::assemble(group, plan, consts, &mut temp_reads, srcp)?;
     for &idx in &temp_reads {
         let r = check_tex_ready(group, idx, Access::Read);
         group.hazard(r)?;
@@ -72,8 +123,6 @@ pub(crate) fn execute(
     group.hazard(r)?;
 
     // Inputs (CTM §3.3.3).
-    let mut rgb_in = [[[0.0f32; MAX_GROUP_SIZE]; 3]; 3];
-    let mut alpha_in = [[0.0f32; MAX_GROUP_SIZE]; 3];
     let rgb_used_inputs = match inst.rgb.op {
         RgbOp::Sop => 0,
         RgbOp::Frc => 1,
@@ -97,10 +146,9 @@ pub(crate) fn execute(
 
     // The dot product and the transcendental are shared between the units
     // (RGB SOP, alpha DP; CTM §3.3.4).
-    let mut dot = [0.0f64; MAX_GROUP_SIZE];
     let is_dot = matches!(inst.rgb.op, RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a);
     if is_dot {
-        let [a, b, c] = &rgb_in;
+        let [a, b, c] = &*rgb_in;
         for (l, d) in dot[..n].iter_mut().enumerate() {
             let p = |x: f32, y: f32| fp::product(x, y, zero_times_anything);
             *d = match inst.rgb.op {
@@ -124,7 +172,6 @@ pub(crate) fn execute(
             };
         }
     }
-    let mut trans = [0.0f32; MAX_GROUP_SIZE];
     if let Some(t) = plan.transcendental {
         for (out, a) in trans[..n].iter_mut().zip(&alpha_in[0][..n]) {
             *out = t.eval(*a);
@@ -132,7 +179,6 @@ pub(crate) fn execute(
     }
 
     // RGB operation + output modifier + clamp.
-    let mut rgb_out = [[0.0f32; MAX_GROUP_SIZE]; 3];
     let rgb_scale = plan.rgb_scale;
     let rgb_s = rgb_scale.unwrap_or(1.0);
     let rgb_clamp = inst.rgb.clamp;
@@ -172,12 +218,11 @@ pub(crate) fn execute(
     }
 
     // Alpha operation.
-    let mut alpha_out = [0.0f32; MAX_GROUP_SIZE];
     {
         let alpha_scale = plan.alpha_scale;
         let s = alpha_scale.unwrap_or(1.0);
         let clamp = inst.alpha.clamp;
-        let [a, b, c] = &alpha_in;
+        let [a, b, c] = &*alpha_in;
         let out = &mut alpha_out[..n];
         match inst.alpha.op {
             AlphaOp::Mad | AlphaOp::Mdh | AlphaOp::Mdv => {
@@ -212,7 +257,7 @@ pub(crate) fn execute(
         }
     }
 
-    write_results(group, plan, &rgb_out, &alpha_out)
+    write_results(group, plan, rgb_out, alpha_out)
 }
 
 fn fp_min(a: f32, b: f32, _c: f32) -> f32 {

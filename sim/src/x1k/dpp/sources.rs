@@ -25,11 +25,11 @@ pub(crate) enum ChanRef {
 }
 
 /// The assembled source vectors of one ALU instruction.
-pub(crate) struct Sources {
+pub(crate) struct Sources<'a> {
     /// src0..src2, channels R, G, B, A.
     pub refs: [[ChanRef; 4]; 3],
     /// The presubtract vector's lanes, per channel.
-    pub srcp: [[f32; MAX_GROUP_SIZE]; 4],
+    pub srcp: &'a [[f32; MAX_GROUP_SIZE]; 4],
 }
 
 /// Resolve an address plus aL (when relative) into `0..=max` (CTM §3.3.1).
@@ -137,14 +137,16 @@ fn fill(
     }
 }
 
-impl Sources {
-    /// Resolve the sources `plan` reads, checking register ranges, aL and
-    /// read hazards; compute the presubtract channels it needs.
+impl<'a> Sources<'a> {
+    /// Resolve the sources `plan` reads, checking register ranges and aL,
+    /// listing the temporary channels read; compute the presubtract
+    /// channels it needs into `srcp`.
     pub fn assemble(
         group: &Group,
         plan: &AluPlan,
         consts: &[[f32; 4]],
         temp_reads: &mut smallvec::SmallVec<[usize; 12]>,
+        srcp: &'a mut [[f32; MAX_GROUP_SIZE]; 4],
     ) -> Result<Self, FaultKind> {
         let mut refs = [[ChanRef::Uniform(0.0); 4]; 3];
         for (k, row) in refs.iter_mut().enumerate() {
@@ -163,7 +165,6 @@ impl Sources {
                 }
             }
         }
-        let mut srcp = [[0.0f32; MAX_GROUP_SIZE]; 4];
         let n = group.n;
         for ch in 0..4 {
             if plan.srcp_need & (1 << ch) == 0 {
@@ -177,9 +178,9 @@ impl Sources {
             let mut s0 = [0.0f32; MAX_GROUP_SIZE];
             let mut s1 = [0.0f32; MAX_GROUP_SIZE];
             // Presubtract operands are src0/src1, never srcp itself.
-            fill(&mut s0[..n], group, &srcp, refs[0][ch], InputModifier::None);
+            fill(&mut s0[..n], group, srcp, refs[0][ch], InputModifier::None);
             if matches!(op, PresubOp::Sub | PresubOp::Add) {
-                fill(&mut s1[..n], group, &srcp, refs[1][ch], InputModifier::None);
+                fill(&mut s1[..n], group, srcp, refs[1][ch], InputModifier::None);
             }
             for (l, out) in srcp[ch][..n].iter_mut().enumerate() {
                 *out = presub(op, s0[l], s1[l]);
@@ -218,7 +219,7 @@ impl Sources {
     #[inline]
     pub fn rgb_input(&self, group: &Group, input: &RgbInput, i: usize, dst: &mut [f32]) {
         let r = self.swizzled(input.sel, input.swizzle[i]);
-        fill(dst, group, &self.srcp, r, input.modifier);
+        fill(dst, group, self.srcp, r, input.modifier);
     }
 
     /// Fill `dst` with an alpha input (select, swizzle, modifier).
@@ -232,6 +233,6 @@ impl Sources {
         dst: &mut [f32],
     ) {
         let r = self.swizzled(sel, swizzle);
-        fill(dst, group, &self.srcp, r, modifier);
+        fill(dst, group, self.srcp, r, modifier);
     }
 }

@@ -220,6 +220,8 @@ pub(crate) struct Group {
     pub slot: u16,
     /// Hazards seen under [`HazardPolicy::Warn`]: (slot, hazard, count).
     pub warnings: Vec<(u16, FaultKind, u64)>,
+    /// The ALU's scratch buffers (taken while an instruction runs).
+    pub scratch: Option<Box<super::alu::Scratch>>,
 }
 
 impl Group {
@@ -260,13 +262,23 @@ impl Group {
             policy,
             slot: 0,
             warnings: Vec::new(),
+            scratch: Some(super::alu::Scratch::new()),
         }
     }
 
     /// Apply the hazard policy to a check's result: under
     /// [`HazardPolicy::Warn`] a hazard is recorded (once per slot and kind,
     /// with a count) and execution goes on as if synchronised.
+    #[inline]
     pub fn hazard(&mut self, result: Result<(), FaultKind>) -> Result<(), FaultKind> {
+        if result.is_ok() {
+            return Ok(());
+        }
+        self.record_hazard(result)
+    }
+
+    #[cold]
+    fn record_hazard(&mut self, result: Result<(), FaultKind>) -> Result<(), FaultKind> {
         match result {
             Err(kind) if kind.is_hazard() && self.policy == HazardPolicy::Warn => {
                 let slot = self.slot;
