@@ -7,7 +7,7 @@
 //! timings ([`BatchTiming`]); a broken rule is a [`DppFault`] naming the
 //! slot and the CTM section, never a panic.
 //!
-//! How it runs: the program is prepared once ([`prepare`]); the elements
+//! How it runs: the program is prepared once (`prepare`); the elements
 //! are cut, in order, into SIMD groups of [`DppOptions::group_size`]
 //! processors (the hardware's batches); each group runs in lock step with
 //! per-processor active bits, branch counters and loop masks (CTM §3.5),
