@@ -3,5 +3,6 @@
 //! the data-parallel processor array ([`dpp`]: exact DPP semantics and the
 //! cycle model). [`interface`] is the boundary between the two.
 
+pub mod device;
 pub mod dpp;
 pub mod interface;
