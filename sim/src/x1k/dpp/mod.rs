@@ -18,13 +18,16 @@
 //! ([`cycle`]). The model's decisions and constants are in
 //! `docs/sim-x1k.md`.
 //!
-//! Module map: [`fault`] (errors and hazards), `prepare` (decode-once),
+//! [`Dpp`] is the same behind the device's `ProcessorArray` trait.
+//!
+//! Module map: [`array`] (the device adapter), [`fault`] (errors and hazards), `prepare` (decode-once),
 //! `state` (group state), `sources` (operands), `fp` and `transcendental`
 //! (floating-point rules), `alu`, `flow`, `tex` (the three instruction
 //! kinds), `group` (the instruction loop), `timing` (per-batch recording),
 //! [`cycle`] (the machine model), [`stats`].
 
 mod alu;
+pub mod array;
 pub mod cycle;
 pub mod fault;
 mod flow;
@@ -40,6 +43,7 @@ mod transcendental;
 
 use rayon::prelude::*;
 
+pub use array::{Dpp, RunRecord};
 pub use cycle::{BatchTiming, CycleModel, StallCycles};
 pub use fault::{DppFault, FaultKind, HazardPolicy, Warning};
 pub use state::MAX_GROUP_SIZE;
