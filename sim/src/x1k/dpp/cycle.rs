@@ -7,7 +7,7 @@
 //! [`CycleModel::batches_in_flight`] batches resident. Batches are dealt to
 //! dispatchers round-robin in element order. A dispatcher issues one
 //! instruction to a whole batch in `ceil(batch / processors)` clocks; it
-//! runs a resident batch's [`Segment`] (the instructions up to the next
+//! runs a resident batch's segment (the instructions up to the next
 //! wait) and then picks the ready batch that became ready first (oldest on
 //! ties), so texture latency is hidden as long as other batches have work.
 //! A batch sleeps after a semaphore wait until its fetches return (texture

@@ -20,7 +20,7 @@
 //!
 //! [`Dpp`] is the same behind the device's `ProcessorArray` trait.
 //!
-//! Module map: [`array`] (the device adapter), [`fault`] (errors and hazards), `prepare` (decode-once),
+//! Module map: [`mod@array`] (the device adapter), [`fault`] (errors and hazards), `prepare` (decode-once),
 //! `state` (group state), `sources` (operands), `fp` and `transcendental`
 //! (floating-point rules), `alu`, `flow`, `tex` (the three instruction
 //! kinds), `group` (the instruction loop), `timing` (per-batch recording),

@@ -13,7 +13,7 @@ use crate::x1k::interface::UmrtWrite;
 /// One bit per processor of a group.
 pub(crate) type LaneMask = u64;
 
-/// The largest SIMD group the model supports (one [`LaneMask`]).
+/// The largest SIMD group the model supports (lane masks are `u64`).
 pub const MAX_GROUP_SIZE: usize = 64;
 
 /// Stack sizes and branch-counter limits by flow-control mode (CTM §3.5.2).
