@@ -30,10 +30,8 @@ pub(crate) struct RunContext<'a> {
     pub policy: HazardPolicy,
 }
 
-/// What one group produced.
+/// What one group produced besides its element results.
 pub(crate) struct GroupOutcome {
-    /// One per element, in order.
-    pub results: Vec<ElementResult>,
     /// Timing and counters.
     pub profile: Profile,
     /// Hazards seen under [`HazardPolicy::Warn`]: (slot, hazard, count).
@@ -69,10 +67,12 @@ fn alu_wait(group: &mut Group) {
     group.sync.alu_sync();
 }
 
-/// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]).
+/// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]),
+/// writing one result per element into `out` (same length).
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
     elements: &[(u32, u32)],
+    out: &mut [ElementResult],
 ) -> Result<GroupOutcome, DppFault> {
     let plan = ctx.plan;
     let mut group = Group::new(elements, plan.nregs, FcLimits::of(plan.full_fc), ctx.policy);
@@ -211,19 +211,17 @@ pub(crate) fn run_group(
     }
     group.profile.close(SegmentEnd::Finish);
 
-    let results = elements
-        .iter()
-        .enumerate()
-        .map(|(lane, &(i, j))| {
+    for ((lane, &(i, j)), slot) in elements.iter().enumerate().zip(out.iter_mut()) {
+        *slot = {
             let killed = group.covered & (1 << lane) == 0;
-            let out = &group.outputs[lane];
+            let lane_out = &group.outputs[lane];
             let mut targets = [None; 4];
             if !killed {
                 for (t, target) in targets.iter_mut().enumerate() {
-                    if out.masks[t] != 0 {
+                    if lane_out.masks[t] != 0 {
                         *target = Some(TargetWrite {
-                            value: out.values[t],
-                            mask: out.masks[t],
+                            value: lane_out.values[t],
+                            mask: lane_out.masks[t],
                         });
                     }
                 }
@@ -233,13 +231,12 @@ pub(crate) fn run_group(
                 j,
                 killed,
                 targets,
-                conditional_value: if killed { None } else { out.conditional },
+                conditional_value: if killed { None } else { lane_out.conditional },
                 umrt: std::mem::take(&mut group.umrt[lane]),
             }
-        })
-        .collect();
+        };
+    }
     Ok(GroupOutcome {
-        results,
         profile: std::mem::take(&mut group.profile),
         warnings: std::mem::take(&mut group.warnings),
     })

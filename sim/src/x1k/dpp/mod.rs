@@ -135,12 +135,14 @@ pub fn run_program(
         step_limit: options.step_limit,
         policy: options.hazards,
     };
+    // Each group writes its results in place (no copying between vectors).
+    let mut results = vec![ElementResult::default(); elements.len()];
     let outcomes: Vec<Result<GroupOutcome, DppFault>> = elements
         .par_chunks(group_size)
-        .map(|chunk| group::run_group(&ctx, chunk))
+        .zip(results.par_chunks_mut(group_size))
+        .map(|(chunk, out)| group::run_group(&ctx, chunk, out))
         .collect();
 
-    let mut results = Vec::with_capacity(elements.len());
     let mut counters = Counters::default();
     let mut profiles = Vec::with_capacity(outcomes.len());
     let mut warnings: Vec<Warning> = Vec::new();
@@ -161,7 +163,6 @@ pub fn run_program(
                 }),
             }
         }
-        results.extend(outcome.results);
         profiles.push(outcome.profile.segments);
     }
     warnings.sort_by_key(|w| w.slot);
