@@ -356,9 +356,16 @@ fn loop_stack_overflow() {
         lines.push(format!("fc loop {} func=never int=i{k} sem_wait", 10 - k));
     }
     for k in (0..5).rev() {
-        lines.push(format!("fc endloop {} func=always jump_any int=i{k} sem_wait", k + 1));
+        lines.push(format!(
+            "fc endloop {} func=always jump_any int=i{k} sem_wait",
+            k + 1
+        ));
     }
-    assert_only(&full(&with_end(&lines.join("\n"))), Rule::LoopStackOverflow, Some(4));
+    assert_only(
+        &full(&with_end(&lines.join("\n"))),
+        Rule::LoopStackOverflow,
+        Some(4),
+    );
 }
 
 #[test]
@@ -433,7 +440,9 @@ fn unbalanced_at_end() {
 
 #[test]
 fn relative_outside_loop() {
-    let p = full(&with_end("alu r[1+aL].rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r0"));
+    let p = full(&with_end(
+        "alu r[1+aL].rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r0",
+    ));
     assert_only(&p, Rule::RelativeOutsideLoop, Some(0));
     // REP does not set aL.
     let p = full(&with_end(
