@@ -154,7 +154,7 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
         });
     }
     let want = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
-    let flags = u64::from(text.sh_flags(e).0);
+    let flags = text.sh_flags(e).0;
     if flags != want.0 {
         return Err(ElfError::TextFlags { found: flags });
     }
