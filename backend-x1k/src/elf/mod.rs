@@ -2,7 +2,7 @@
 //! canonical writer and reader of ctm's X1K executables, built on the
 //! `object` crate, and the disassembly listing of `ctmc disasm`.
 //!
-//! * [`write`] packages a [`Program`]; [`read`] gives it back
+//! * [`write()`] packages a [`Program`]; [`read`] gives it back
 //!   (`read(&write(p)) == Ok(p)`).
 //! * [`read_image`] reads any CTM executable — also one without ctm's
 //!   `"ctm"` note — into an [`ElfImage`] (instructions, `dpp_proginfo`, the

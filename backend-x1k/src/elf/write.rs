@@ -42,7 +42,7 @@ pub fn write(program: &Program) -> Vec<u8> {
     write_image(&image_of(program))
 }
 
-/// The image [`write`] writes for `program`.
+/// The image [`write()`] writes for `program`.
 pub fn image_of(program: &Program) -> ElfImage {
     let facts = validate::facts(program);
     let list = |set: &std::collections::BTreeSet<u8>| set.iter().map(|&i| u32::from(i)).collect();

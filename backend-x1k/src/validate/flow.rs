@@ -31,7 +31,7 @@
 //! context), loops must close the blocks they opened, RETURN must restore
 //! its CALL's nesting, and the program must end with everything closed.
 //! The edges found are the control-flow graph the synchronisation analyses
-//! ([`super::sync`]) run on.
+//! (`sync.rs`) run on.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -9,23 +9,23 @@
 //! The rules, by concern (each [`Rule`] variant cites its manual section;
 //! `docs/validator-x1k.md` is the full specification):
 //!
-//! * **Program** ([`local`]): 1..=512 slots; the registers decode; the
+//! * **Program** (`local.rs`): 1..=512 slots; the registers decode; the
 //!   last instruction is OUT with `TEX_SEM_WAIT`; `US_PIXSIZE` covers the
 //!   highest temporary.
-//! * **ALU/OUT instructions** ([`local`]): OUT does not write the ALU
+//! * **ALU/OUT instructions** (`local.rs`): OUT does not write the ALU
 //!   result; `OMOD_DISABLED` only with MIN/MAX/CND/CMP and without clamp;
 //!   SOP with a transcendental alpha op, alpha DP with an RGB dot product;
 //!   DP4's alpha-half inputs; no undefined swizzle; no MDH/MDV; presubtract
 //!   NOP hazard; UMRT writes all-or-nothing, alpha zero, no W.
-//! * **Flow control** ([`flow`]): jump targets; partial mode has no loops
+//! * **Flow control** (`flow.rs`): jump targets; partial mode has no loops
 //!   or calls; branch depth ≤ 4 / 32, loop and address stacks ≤ 4;
 //!   IF/ELSE/ENDIF, LOOP/ENDLOOP, REP/ENDREP, BREAK/CONTINUE (`B_POP_CNT`)
 //!   and CALL/RETURN balanced along every path; aL only inside a LOOP.
-//! * **Synchronisation** ([`sync`]): `ALU_WAIT` on TEX/FC that use ALU
+//! * **Synchronisation** (`sync.rs`): `ALU_WAIT` on TEX/FC that use ALU
 //!   results; the ALU result consumed by the next FC; FC predicates
 //!   selected; texture semaphore discipline; uncached read-after-write;
 //!   the semaphore not held at the end; the FC errata.
-//! * **ELF image** ([`image`], via [`validate_image`]): the proginfo code
+//! * **ELF image** (`image.rs`, via [`validate_image`]): the proginfo code
 //!   range and the notes match the code.
 //!
 //! ```
