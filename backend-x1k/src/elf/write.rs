@@ -168,7 +168,7 @@ fn try_write(image: &ElfImage) -> object::write::Result<Vec<u8>> {
         p_vaddr: 0,
         p_paddr: 0,
         p_filesz: notes.len() as u64,
-        p_memsz: 0,
+        p_memsz: notes.len() as u64,
         p_align: 4,
     });
     w.write_align(4);
