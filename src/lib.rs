@@ -35,6 +35,7 @@ pub mod io;
 pub mod simulate;
 pub mod stats;
 pub mod trace;
+pub mod x1k;
 
 pub use args::{ArgsError, Domain, RunData, RunInputs, bind_inputs, check_output_names};
 pub use compile::{

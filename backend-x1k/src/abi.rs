@@ -82,8 +82,25 @@ pub struct BoolUniformBinding {
 pub struct LiteralBinding {
     /// The constant's index.
     pub float_constant: u8,
-    /// Its four channels.
+    /// Its four channels, stored in JSON as their IEEE bit patterns so that
+    /// NaN payloads, infinities and `-0.0` survive.
+    #[serde(with = "f32_bits")]
     pub value: [f32; 4],
+}
+
+/// (De)serialises `[f32; 4]` as `[u32; 4]` bit patterns (JSON has no NaN
+/// or infinity).
+mod f32_bits {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[f32; 4], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|x| x.to_bits()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f32; 4], D::Error> {
+        let bits = <[u32; 4]>::deserialize(d)?;
+        Ok(bits.map(f32::from_bits))
+    }
 }
 
 /// Where a loop count or start comes from.
@@ -156,5 +173,19 @@ mod tests {
         assert!(text.contains("\"uniform_range\""), "{text}");
         assert_eq!(Bindings::from_json(&text), Ok(b));
         assert!(Bindings::from_json("{").is_err());
+    }
+
+    #[test]
+    fn literal_values_keep_every_bit() {
+        let b = Bindings {
+            literals: vec![LiteralBinding {
+                float_constant: 3,
+                value: [f32::NAN, f32::NEG_INFINITY, -0.0, 1.5],
+            }],
+            ..Bindings::default()
+        };
+        let back = Bindings::from_json(&b.to_json()).expect("round trip");
+        let bits = |v: [f32; 4]| v.map(f32::to_bits);
+        assert_eq!(bits(back.literals[0].value), bits(b.literals[0].value));
     }
 }

@@ -142,12 +142,6 @@ pub enum ElfError {
         /// The section's `sh_offset`.
         offset: u32,
     },
-    /// A note's name is not `"ATI DPP\0"` (or `namesz` is not 8).
-    #[error("note name {found:?} is not \"ATI DPP\\0\"")]
-    NoteName {
-        /// The name bytes.
-        found: Vec<u8>,
-    },
     /// A note's type is not 1..=7.
     #[error("unknown ATI DPP note type {found}")]
     UnknownNoteType {
@@ -352,10 +346,10 @@ pub fn read_elf(data: &[u8]) -> Result<ProgramImage, ElfError> {
             continue;
         };
         while let Some(note) = iter.next()? {
+            // Notes of other vendors (such as ctm's own "ctm" bindings
+            // note, docs/abi-x1k.md §1) are not the loader's business.
             if note.name_bytes() != ELF_NOTE_ATI {
-                return Err(ElfError::NoteName {
-                    found: note.name_bytes().to_vec(),
-                });
+                continue;
             }
             let code = note.n_type(e).0;
             let kind =
