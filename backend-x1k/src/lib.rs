@@ -8,6 +8,7 @@
 //! and `docs/isa-x1k.md`.
 
 pub mod abi;
+pub mod codegen;
 pub mod elf;
 pub mod isa;
 pub mod stats;

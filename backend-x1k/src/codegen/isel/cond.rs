@@ -1,0 +1,465 @@
+//! Comparisons, selects and booleans.
+//!
+//! The X1K compares only with zero: `CMP` (C >= 0 ? A : B), `CND`
+//! (C > 0.5 ? A : B), predicate bits and the ALU result (CTM §3.3.4,
+//! §3.3.9, §3.3.10). A comparison `a op b` stays lazy ([`BoolVal::Cmp`])
+//! until its use decides its form:
+//!
+//! - a branch: one op computing `a − b` (or `b − a`) that sets the ALU
+//!   result with `<0`, `>=0`, `==0` or `!=0` — exact for NaN (CTM §3.6.1
+//!   table); no register is written;
+//! - a select: one `CMP` whose C is the difference, fused by a
+//!   presubtract (`src1 − src0`, CTM §3.3.2) when the second operand is
+//!   the same in every channel (inline constants, scalar uniforms);
+//! - a value: `CMP(1, 0, d)` (a 1.0/0.0 float).
+//!
+//! `>=`, `<=`, `==`, `!=` follow IEEE for NaN. `<` and `>` as values or
+//! selects are the complement of `>=`/`<=` (CMP has no strict form), so a
+//! NaN operand makes them true: a documented deviation
+//! (`docs/backend-x1k.md` §7). Both compare `a − b` with zero, so
+//! differences that overflow or flush to zero (|a − b| below 2^-126) and
+//! `inf == inf` deviate too.
+
+use super::arith::{Modify, modify};
+use super::{Selector, Val};
+use crate::codegen::CodegenError;
+use crate::codegen::consts::ConstTable;
+use crate::codegen::mir::{AluKind, Cond, Lane, MirOp, Operand, Special, Src, Unit};
+use crate::isa::{CompareOp, InputModifier, PresubOp};
+use ctm_frontend::tast::ParamId;
+use ctm_ir::op::{CmpOp, LaneCond};
+use ctm_ir::types::Ty;
+use smallvec::{SmallVec, smallvec};
+
+/// A boolean, kept symbolic until its use is known.
+#[derive(Clone, Debug)]
+pub enum BoolVal {
+    /// A constant.
+    Lit(bool),
+    /// `a op b` on scalars.
+    Cmp(CmpOp, Val, Val),
+    /// A 1.0/0.0 float.
+    Value(Val),
+    /// A `bool` uniform.
+    Uniform(ParamId),
+    /// `!b`.
+    Not(Box<BoolVal>),
+    /// `a && b`.
+    And(Box<BoolVal>, Box<BoolVal>),
+    /// `a || b`.
+    Or(Box<BoolVal>, Box<BoolVal>),
+}
+
+/// How a comparison maps to "d >= 0" or "−|d| >= 0": the difference's
+/// operand order and whether the test is the complement.
+fn cmp_form(op: CmpOp) -> (bool, bool, bool) {
+    // (swap operands so d = b − a, equality form, complement)
+    match op {
+        CmpOp::Ge => (false, false, false),
+        CmpOp::Lt => (false, false, true),
+        CmpOp::Le => (true, false, false),
+        CmpOp::Gt => (true, false, true),
+        CmpOp::Eq => (false, true, false),
+        CmpOp::Ne => (false, true, true),
+    }
+}
+
+impl Selector<'_> {
+    /// `a op b` for values of type `ty`.
+    pub(super) fn compare(
+        &mut self,
+        op: CmpOp,
+        a: Val,
+        b: Val,
+        ty: Ty,
+    ) -> Result<Val, CodegenError> {
+        let (a, b) = if ty == Ty::Bool {
+            let a = self.as_value(a)?;
+            let b = self.as_value(b)?;
+            (a, b)
+        } else {
+            (a, b)
+        };
+        Ok(Val::Bool(Box::new(BoolVal::Cmp(op, a, b))))
+    }
+
+    fn as_value(&mut self, v: Val) -> Result<Val, CodegenError> {
+        match v {
+            Val::Bool(b) => self.bool_value(*b, false),
+            other => Ok(other),
+        }
+    }
+
+    /// `C >= 0 ? x : y` with C = `hi − lo` (modified by `c_mod`), fused
+    /// by a presubtract when possible.
+    pub(super) fn cmp_diff(
+        &mut self,
+        x: Val,
+        y: Val,
+        lo: Val,
+        hi: Val,
+        w: u8,
+        c_mod: InputModifier,
+    ) -> Result<Val, CodegenError> {
+        let xo = self.operand(&x)?;
+        let yo = self.operand(&y)?;
+        let bcast = |mut c: Operand| {
+            c.modifier = combine(c.modifier, c_mod);
+            if w > 1 {
+                c.lanes = [c.lanes[0]; 4];
+            }
+            c
+        };
+        let (hi, lo) = match self.difference(hi, lo)? {
+            Diff::Direct(c) => {
+                return Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, bcast(c)], None, true));
+            }
+            Diff::Presub(c, p, unit) => {
+                let args: SmallVec<[Operand; 3]> = smallvec![xo, yo, bcast(c)];
+                let unit_ok = match (w, unit) {
+                    (1, Some(_)) => true,
+                    (2 | 3, Some(Unit::Rgb)) => true,
+                    _ => false,
+                };
+                if fits(&args, &p) && unit_ok {
+                    let v = self.alu_ops(AluKind::Cmp, w, args, Some(p), true);
+                    if let (1, Some(u), Some(&last)) = (w, unit, self.current_block().last()) {
+                        self.mir.op_mut(last).unit = u;
+                        if let Some((d, _)) = self.mir.op(last).dest {
+                            self.mir.vregs[d.0 as usize].class = match u {
+                                Unit::Alpha => crate::codegen::mir::RegClass::Alpha,
+                                _ => crate::codegen::mir::RegClass::Rgb,
+                            };
+                        }
+                    }
+                    return Ok(v);
+                }
+                (p.2, p.1)
+            }
+            Diff::Pair(lo, hi) => (hi, lo),
+        };
+        // No presubtract: compute the difference first.
+        let d = self.alu_ops(
+            AluKind::Mad,
+            1,
+            smallvec![hi, Operand::splat_lane(Lane::One), lo.negated()],
+            None,
+            false,
+        );
+        let mut c = self.operand(&d)?;
+        c.modifier = c_mod;
+        if w > 1 {
+            c.lanes = [c.lanes[0]; 4];
+        }
+        Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, c], None, true))
+    }
+
+    /// The operand `hi − lo`: `hi` itself when `lo` is zero, a presubtract
+    /// (`src1 − src0`) when one side is the same in every channel (the
+    /// presubtract works channel by channel on unswizzled registers).
+    fn difference(&mut self, hi: Val, lo: Val) -> Result<Diff, CodegenError> {
+        if let Val::Lit { values, .. } = &lo
+            && values[0] == 0.0
+        {
+            return Ok(Diff::Direct(self.operand(&hi)?));
+        }
+        let ho = self.operand(&hi)?;
+        let lo_ = self.operand(&lo)?;
+        let plain = |o: &Operand| o.modifier == InputModifier::None;
+        if let (Some(h), Some(l)) = (presub_source(ho), presub_source(lo_))
+            && plain(&h)
+            && plain(&l)
+        {
+            let (hu, lu) = (
+                channel_uniform(&h, &self.consts),
+                channel_uniform(&l, &self.consts),
+            );
+            let reg = if lu { h } else { l };
+            let unit = self.presub_unit(&reg);
+            if (hu || lu) && unit.is_some() {
+                let lanes = reg.lanes;
+                let srcp = Operand {
+                    src: Src::Presub,
+                    lanes,
+                    modifier: InputModifier::None,
+                };
+                return Ok(Diff::Presub(srcp, (PresubOp::Sub, l, h), unit));
+            }
+        }
+        Ok(Diff::Pair(lo_, ho))
+    }
+
+    /// The unit whose presubtract sees the lanes `o` reads: the RGB
+    /// presubtract works on r, g, b and the alpha one on a (CTM §3.3.2),
+    /// so the register's channels must be known now.
+    fn presub_unit(&self, o: &Operand) -> Option<Unit> {
+        use crate::codegen::mir::RegClass;
+        let Src::Reg(v) = o.src else {
+            return Some(Unit::Rgb);
+        };
+        let info = self.mir.vreg(v);
+        let lane = match o.lanes[0] {
+            Lane::Of(l) => l,
+            _ => return None,
+        };
+        match info.class {
+            _ if info.fixed.is_some() => Some(Unit::Rgb),
+            RegClass::Rgb => Some(Unit::Rgb),
+            RegClass::Alpha => Some(Unit::Alpha),
+            RegClass::Rgba if lane < 3 => Some(Unit::Rgb),
+            RegClass::Rgba => Some(Unit::Alpha),
+            RegClass::Undecided => None,
+        }
+    }
+
+    /// `select(c, a, b)` for values of type `ty`.
+    pub(super) fn select(&mut self, c: Val, a: Val, b: Val, ty: Ty) -> Result<Val, CodegenError> {
+        let c = match c {
+            Val::Bool(b) => *b,
+            other => BoolVal::Value(other),
+        };
+        if ty == Ty::Bool {
+            let a = self.as_value(a)?;
+            let b = self.as_value(b)?;
+            let v = self.select_value(c, a, b, 1)?;
+            return Ok(Val::Bool(Box::new(BoolVal::Value(v))));
+        }
+        let w = ty.width().unwrap_or(1);
+        self.select_value(c, a, b, w)
+    }
+
+    fn select_value(&mut self, c: BoolVal, a: Val, b: Val, w: u8) -> Result<Val, CodegenError> {
+        match c {
+            BoolVal::Lit(t) => Ok(if t { a } else { b }),
+            BoolVal::Not(inner) => self.select_value(*inner, b, a, w),
+            BoolVal::Cmp(op, x, y) => {
+                let (swap, eq, complement) = cmp_form(op);
+                let (lo, hi) = if swap { (x, y) } else { (y, x) };
+                let (p, q) = if complement { (b, a) } else { (a, b) };
+                let m = if eq {
+                    InputModifier::NegAbs
+                } else {
+                    InputModifier::None
+                };
+                let (p, q) = (self.fix_bool(p)?, self.fix_bool(q)?);
+                self.cmp_diff(p, q, lo, hi, w, m)
+            }
+            other => {
+                // A 1.0/0.0 value: CND(a, b, c), c > 0.5 (CTM §3.3.4).
+                let v = self.bool_value(other, false)?;
+                let (a, b) = (self.fix_bool(a)?, self.fix_bool(b)?);
+                let mut co = self.operand(&v)?;
+                co.lanes = [co.lanes[0]; 4];
+                let ops = smallvec![self.operand(&a)?, self.operand(&b)?, co];
+                Ok(self.alu_ops(AluKind::Cnd, w, ops, None, true))
+            }
+        }
+    }
+
+    fn fix_bool(&mut self, v: Val) -> Result<Val, CodegenError> {
+        self.as_value(v)
+    }
+
+    /// Per lane: `cond(c) ? a : b`.
+    pub(super) fn lane_select(
+        &mut self,
+        cond: LaneCond,
+        c: Val,
+        a: Val,
+        b: Val,
+    ) -> Result<Val, CodegenError> {
+        let w = a.width();
+        let zero = Val::scalar_lanes(0.0, w);
+        match cond {
+            // c >= 0: CMP directly.
+            LaneCond::Ge0 => self.cmp_diff(a, b, zero, c, w, InputModifier::None),
+            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
+            LaneCond::Gt0 => {
+                self.cmp_diff(b, a, zero, modify(c, Modify::Neg), w, InputModifier::None)
+            }
+            // c == 0 ⟺ −|c| >= 0.
+            LaneCond::Eq0 => self.cmp_diff(a, b, zero, c, w, InputModifier::NegAbs),
+        }
+    }
+
+    /// `b` as a 1.0/0.0 float (`inverted`: of `!b`).
+    pub(super) fn bool_value(&mut self, b: BoolVal, inverted: bool) -> Result<Val, CodegenError> {
+        let one = Val::scalar(1.0);
+        let zero = Val::scalar(0.0);
+        match b {
+            BoolVal::Lit(t) => Ok(Val::scalar(if t != inverted { 1.0 } else { 0.0 })),
+            BoolVal::Not(inner) => self.bool_value(*inner, !inverted),
+            BoolVal::Value(v) if !inverted => Ok(v),
+            BoolVal::Value(v) => {
+                // 1 − v
+                self.add(one, modify(v, Modify::Neg), 1)
+            }
+            BoolVal::Uniform(p) => {
+                let c = self.consts.bool_value(p)?;
+                let v = Val::View {
+                    src: Src::Const {
+                        index: c,
+                        relative: false,
+                    },
+                    lanes: [Lane::Of(0); 4],
+                    width: 1,
+                    modifier: InputModifier::None,
+                };
+                if inverted {
+                    self.add(one, modify(v, Modify::Neg), 1)
+                } else {
+                    Ok(v)
+                }
+            }
+            BoolVal::Cmp(..) => {
+                let (t, f) = if inverted { (zero, one) } else { (one, zero) };
+                self.select_value(b, t, f, 1)
+            }
+            BoolVal::And(x, y) if inverted => self.bool_value(
+                BoolVal::Or(Box::new(BoolVal::Not(x)), Box::new(BoolVal::Not(y))),
+                false,
+            ),
+            BoolVal::Or(x, y) if inverted => self.bool_value(
+                BoolVal::And(Box::new(BoolVal::Not(x)), Box::new(BoolVal::Not(y))),
+                false,
+            ),
+            BoolVal::And(x, y) => {
+                let a = self.bool_value(*x, false)?;
+                let c = self.bool_value(*y, false)?;
+                self.alu(AluKind::Min, 1, &[a, c])
+            }
+            BoolVal::Or(x, y) => {
+                let a = self.bool_value(*x, false)?;
+                let c = self.bool_value(*y, false)?;
+                self.alu(AluKind::Max, 1, &[a, c])
+            }
+        }
+    }
+
+    /// A branch condition for `b`: an op setting the ALU result (or a
+    /// boolean constant); `true` in the second place means "jump on true"
+    /// (the condition is inverted).
+    pub(super) fn branch_cond(&mut self, b: BoolVal) -> Result<(Cond, bool), CodegenError> {
+        match b {
+            BoolVal::Lit(t) => Ok((Cond::Always, !t)),
+            BoolVal::Not(inner) => {
+                let (c, inv) = self.branch_cond(*inner)?;
+                Ok((c, !inv))
+            }
+            BoolVal::Uniform(p) => match self.consts.bool_const.get(p.index()).copied().flatten() {
+                Some(k) => Ok((Cond::Bool(k), false)),
+                None => Err(CodegenError::internal("bool-uniform", format!("{p}"))),
+            },
+            BoolVal::Cmp(op, x, y) => {
+                let (swap, eq, complement) = cmp_form(op);
+                let (lo, hi) = if swap { (x, y) } else { (y, x) };
+                let test = match (eq, complement) {
+                    (false, false) => CompareOp::Ge,
+                    (false, true) => CompareOp::Lt,
+                    (true, false) => CompareOp::Eq,
+                    (true, true) => CompareOp::Ne,
+                };
+                let d = self.operand(&hi)?;
+                let l = self.operand(&lo)?;
+                let op = self.emit(MirOp {
+                    alu: Some(AluKind::Mad),
+                    tex: None,
+                    unit: Unit::Any,
+                    dest: None,
+                    width: 1,
+                    args: smallvec![d, Operand::splat_lane(Lane::One), l.negated()],
+                    presub: None,
+                    omod_off: false,
+                    clamp: false,
+                    special: Special::AluResult(test),
+                });
+                Ok((Cond::AluResult { op }, false))
+            }
+            other => {
+                let v = self.bool_value(other, false)?;
+                let o = self.operand(&v)?;
+                let op = self.emit(MirOp {
+                    alu: Some(AluKind::Max),
+                    tex: None,
+                    unit: Unit::Any,
+                    dest: None,
+                    width: 1,
+                    args: smallvec![o, o],
+                    presub: None,
+                    omod_off: true,
+                    clamp: false,
+                    special: Special::AluResult(CompareOp::Ne),
+                });
+                Ok((Cond::AluResult { op }, false))
+            }
+        }
+    }
+}
+
+/// A difference operand.
+enum Diff {
+    /// Read directly.
+    Direct(Operand),
+    /// The presubtract result, with the presubtract and the unit its
+    /// register source allows.
+    Presub(Operand, (PresubOp, Operand, Operand), Option<Unit>),
+    /// Needs a subtraction: (lo, hi).
+    Pair(Operand, Operand),
+}
+
+/// Modifier composition for C = srcp with an extra modifier.
+fn combine(a: InputModifier, b: InputModifier) -> InputModifier {
+    match (a, b) {
+        (a, InputModifier::None) => a,
+        (InputModifier::None, b) => b,
+        (_, b) => b,
+    }
+}
+
+/// A presubtract source: a register or constant read whole (no swizzle
+/// constant, no modifier); swizzle constants 0.5 and 1 become inline
+/// constants.
+fn presub_source(o: Operand) -> Option<Operand> {
+    match o.src {
+        Src::Reg(_) | Src::Const { .. } | Src::Inline(_) => Some(o),
+        Src::None => {
+            let code = match o.lanes[0] {
+                Lane::Half => crate::isa::inline_constant_code(0.5)?,
+                Lane::One => crate::isa::inline_constant_code(1.0)?,
+                _ => return None,
+            };
+            Some(Operand {
+                src: Src::Inline(code),
+                lanes: [Lane::Of(0); 4],
+                modifier: o.modifier,
+            })
+        }
+        Src::Presub => None,
+    }
+}
+
+/// `true` when every channel of the operand's source holds the same value
+/// (inline constants; constants read through one channel of a replicated
+/// scalar uniform are treated the same by the caller only for inline
+/// sources, since literal registers pack different values).
+fn channel_uniform(o: &Operand, consts: &ConstTable) -> bool {
+    match o.src {
+        Src::Inline(_) => true,
+        Src::Const { index, .. } => consts.is_replicated(index),
+        _ => false,
+    }
+}
+
+/// Whether the op's operands and presubtract sources fit three source
+/// slots (a conservative count of distinct sources).
+fn fits(args: &[Operand], p: &(PresubOp, Operand, Operand)) -> bool {
+    let mut seen: Vec<Src> = vec![p.1.src, p.2.src];
+    for a in args {
+        if matches!(a.src, Src::None | Src::Presub) || seen.contains(&a.src) {
+            continue;
+        }
+        seen.push(a.src);
+    }
+    seen.dedup();
+    seen.len() <= 3
+}

@@ -1,0 +1,521 @@
+//! Gammas and thetas: `IF`/`ELSE`/`ENDIF` and `REP`/`LOOP` (CTM §3.5.4).
+//!
+//! A gamma's outputs that both branches pass through from the same entry
+//! need nothing; the others get a register (a "phi") written by a move at
+//! the end of each branch. A theta's loop-carried values get phis too,
+//! initialised before the loop and updated by a parallel copy at the end
+//! of the body (loop-invariant values are read in place). The continue
+//! predicate is split into conjuncts: the `for` counter test `k + 1 < end`
+//! is the hardware loop count (an integer constant with the ABI recipe,
+//! `docs/abi-x1k.md` §3) and disappears; the others become one conditional
+//! `BREAK` at the end of the body. Loops with no known bound count 255
+//! (the front end warned: CK0067).
+//!
+//! [`needed_nodes`] is the liveness that keeps dead loop counters (whose
+//! only use was the dropped test) out of the program.
+
+use super::{BoolVal, Selector, Val};
+use crate::abi::IntSource;
+use crate::codegen::CodegenError;
+use crate::codegen::mir::{LoopCount, Node, Operand, RegClass, Src, Unit, VReg};
+use ctm_frontend::value::Value as Constant;
+use ctm_ir::graph::{Module, NodeId, Value};
+use ctm_ir::op::{BinOp, CmpOp, Gamma, Op, Theta, UnOp};
+use ctm_ir::types::Ty;
+use std::collections::HashSet;
+
+impl Selector<'_> {
+    /// Selects a gamma.
+    pub(super) fn gamma(&mut self, n: NodeId, g: Gamma) -> Result<(), CodegenError> {
+        let m = self.m;
+        let inputs = m.inputs(n);
+        let entries: Vec<Val> = inputs[1..]
+            .iter()
+            .map(|v| self.get(*v))
+            .collect::<Result<_, _>>()?;
+        let pred = match self.get(inputs[0])? {
+            Val::Bool(b) => *b,
+            other => BoolVal::Value(other),
+        };
+        if let BoolVal::Lit(t) = pred {
+            let r = g.branches[if t { 0 } else { 1 }];
+            let results = self.inline_region(r, &entries)?;
+            for (k, v) in results.into_iter().enumerate() {
+                self.bind(m.output(n, k), v);
+            }
+            return Ok(());
+        }
+        let (cond, invert) = self.branch_cond(pred)?;
+        // Outputs: pass-through, or a phi.
+        let outs = &m.node(n).outputs;
+        let mut phis: Vec<Option<(VReg, Ty)>> = Vec::new();
+        for (k, &ty) in outs.iter().enumerate() {
+            let arg = |b| match m.node(m.result(b, k).node).op {
+                Op::Argument(j) => Some(j),
+                _ => None,
+            };
+            let a0 = arg(g.branches[0]);
+            if (a0.is_some() && a0 == arg(g.branches[1])) || ty == Ty::State {
+                let v = match a0 {
+                    Some(j) => entries[j as usize].clone(),
+                    None => Val::State,
+                };
+                self.bind(m.output(n, k), v);
+                phis.push(None);
+            } else {
+                let w = ty.width().unwrap_or(1);
+                let class = self.phi_class(w);
+                phis.push(Some((self.mir.new_vreg(w, class), ty)));
+            }
+        }
+        self.if_depth += 1;
+        self.frames_in_loop += 1;
+        self.max_if_depth = self.max_if_depth.max(self.if_depth);
+        let mut branches = Vec::new();
+        for &r in &g.branches {
+            let body = self.nested(|s| {
+                let results = s.inline_region(r, &entries)?;
+                let copies: Vec<(VReg, Val)> = phis
+                    .iter()
+                    .zip(results)
+                    .filter_map(|(p, v)| p.map(|(reg, _)| (reg, v)))
+                    .collect();
+                s.parallel_copy(copies)
+            })?;
+            branches.push(body);
+        }
+        self.if_depth -= 1;
+        self.frames_in_loop -= 1;
+        let else_ = branches.pop().unwrap_or_default();
+        let then = branches.pop().unwrap_or_default();
+        self.push_node(Node::If {
+            cond,
+            invert,
+            then,
+            else_,
+        });
+        for (k, p) in phis.iter().enumerate() {
+            if let Some((reg, ty)) = p {
+                self.bind(m.output(n, k), phi_val(*reg, *ty));
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds the arguments of region `r` to `args`, selects it and returns
+    /// its results.
+    fn inline_region(
+        &mut self,
+        r: ctm_ir::RegionId,
+        args: &[Val],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let m = self.m;
+        for (i, a) in args.iter().enumerate() {
+            self.bind(m.argument(r, i), a.clone());
+        }
+        self.region_body(r)?;
+        m.results(r)
+            .iter()
+            .map(|v| {
+                if self.needed.contains(&v.node) || matches!(m.node(v.node).op, Op::Argument(_)) {
+                    self.get(*v)
+                } else {
+                    Ok(Val::State)
+                }
+            })
+            .collect()
+    }
+
+    /// The register class of a phi of `w` lanes: scalars alternate between
+    /// the alpha and RGB units so that their updates can pair.
+    fn phi_class(&mut self, w: u8) -> RegClass {
+        match w {
+            4 => RegClass::Rgba,
+            1 => {
+                let alpha = self
+                    .mir
+                    .vregs
+                    .iter()
+                    .filter(|v| v.class == RegClass::Alpha)
+                    .count();
+                let rgb1 = self
+                    .mir
+                    .vregs
+                    .iter()
+                    .filter(|v| v.class == RegClass::Rgb && v.width == 1)
+                    .count();
+                if alpha <= rgb1 {
+                    RegClass::Alpha
+                } else {
+                    RegClass::Rgb
+                }
+            }
+            _ => RegClass::Rgb,
+        }
+    }
+
+    /// Moves each value into its phi, as a parallel copy (a copy reading a
+    /// phi another copy writes goes first; a cycle goes through a
+    /// temporary).
+    fn parallel_copy(&mut self, copies: Vec<(VReg, Val)>) -> Result<(), CodegenError> {
+        let mut pending: Vec<(VReg, Val)> = Vec::new();
+        for (dest, v) in copies {
+            let v = match v {
+                Val::Bool(b) => self.bool_value(*b, false)?,
+                Val::State => continue,
+                v => v,
+            };
+            // Copying a phi onto itself is nothing.
+            if let Val::View {
+                src: Src::Reg(r),
+                lanes,
+                modifier: crate::isa::InputModifier::None,
+                width,
+            } = &v
+                && *r == dest
+                && lanes[..*width as usize]
+                    .iter()
+                    .enumerate()
+                    .all(|(i, l)| *l == crate::codegen::mir::Lane::Of(i as u8))
+            {
+                continue;
+            }
+            pending.push((dest, v));
+        }
+        let reads = |v: &Val, d: VReg| matches!(v, Val::View { src: Src::Reg(r), .. } if *r == d);
+        while !pending.is_empty() {
+            let ready = (0..pending.len()).find(|&i| {
+                let d = pending[i].0;
+                !pending
+                    .iter()
+                    .enumerate()
+                    .any(|(j, (_, v))| j != i && reads(v, d))
+            });
+            match ready {
+                Some(i) => {
+                    let (dest, v) = pending.remove(i);
+                    self.copy_into(dest, &v)?;
+                }
+                None => {
+                    // Break a cycle: save the first destination's value.
+                    let d = pending[0].0;
+                    let info = self.mir.vreg(d).clone();
+                    let tmp = self.mir.new_vreg(info.width, info.class);
+                    self.copy_into(tmp, &Val::reg(d, info.width))?;
+                    for (_, v) in pending.iter_mut() {
+                        if let Val::View { src, .. } = v
+                            && *src == Src::Reg(d)
+                        {
+                            *src = Src::Reg(tmp);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `dest = v` (bit-exact moves on the units `dest`'s class needs).
+    fn copy_into(&mut self, dest: VReg, v: &Val) -> Result<(), CodegenError> {
+        let info = self.mir.vreg(dest).clone();
+        let op = self.operand(v)?;
+        let w = info.width;
+        match info.class {
+            RegClass::Alpha => {
+                self.emit(super::arith::mov(op, Unit::Alpha, (dest, 0), 1));
+            }
+            RegClass::Rgba => {
+                self.emit(super::arith::mov(op, Unit::Both, (dest, 0), 4));
+            }
+            _ => {
+                self.emit(super::arith::mov(op, Unit::Rgb, (dest, 0), w));
+            }
+        }
+        Ok(())
+    }
+
+    /// Selects a theta.
+    pub(super) fn theta(&mut self, n: NodeId, t: Theta) -> Result<(), CodegenError> {
+        let m = self.m;
+        let body = t.body;
+        let inputs = m.inputs(n);
+        let inits: Vec<Val> = inputs
+            .iter()
+            .map(|v| self.get(*v))
+            .collect::<Result<_, _>>()?;
+        let results = m.results(body);
+        let mut phis: Vec<Option<(VReg, Ty)>> = Vec::new();
+        let mut args: Vec<Val> = Vec::new();
+        let mut init_copies = Vec::new();
+        for (k, init) in inits.iter().enumerate() {
+            let ty = m.ty(inputs[k]);
+            let invariant = results[k + 1] == m.argument(body, k);
+            let used = self.needed.contains(&results[k + 1].node);
+            if invariant || ty == Ty::State || !used {
+                args.push(init.clone());
+                phis.push(None);
+                continue;
+            }
+            let w = ty.width().unwrap_or(1);
+            let class = self.phi_class(w);
+            let phi = self.mir.new_vreg(w, class);
+            init_copies.push((phi, init.clone()));
+            phis.push(Some((phi, ty)));
+            args.push(phi_val(phi, ty));
+        }
+        self.parallel_copy(init_copies)?;
+        let (kept, counter) = loop_conjuncts(m, n, &t);
+        let count = match counter {
+            Some((start, end)) => {
+                let count = match (&start, &end) {
+                    (IntSource::Const(a), IntSource::Const(b)) => {
+                        IntSource::Const((*b as i64 - *a as i64).clamp(0, 255) as i32)
+                    }
+                    _ => IntSource::UniformRange(Box::new(start.clone()), Box::new(end)),
+                };
+                (count, start)
+            }
+            None => {
+                let trips = t.info.max_trips.unwrap_or(255).min(255) as i32;
+                (IntSource::Const(trips), IntSource::Const(0))
+            }
+        };
+        let int_const = self.consts.int_const(count.0, count.1)?;
+        self.loop_depth += 1;
+        self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
+        let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
+        let body_nodes = self.nested(|s| {
+            for (i, a) in args.iter().enumerate() {
+                s.bind(m.argument(body, i), a.clone());
+            }
+            s.region_body(body)?;
+            // The continue test (before the copies overwrite the phis).
+            let mut test: Option<BoolVal> = None;
+            for c in &kept {
+                let b = match s.get(*c)? {
+                    Val::Bool(b) => *b,
+                    other => BoolVal::Value(other),
+                };
+                test = Some(match test {
+                    None => b,
+                    Some(t) => BoolVal::And(Box::new(t), Box::new(b)),
+                });
+            }
+            let brk = match test {
+                Some(b) => Some(s.branch_cond(b)?),
+                None => None,
+            };
+            let mut copies = Vec::new();
+            for (k, p) in phis.iter().enumerate() {
+                if let Some((reg, _)) = p {
+                    copies.push((*reg, s.get(results[k + 1])?));
+                }
+            }
+            s.parallel_copy(copies)?;
+            if let Some((cond, inv)) = brk {
+                s.push_node(Node::Break { cond, invert: !inv });
+            }
+            Ok(())
+        })?;
+        self.frames_in_loop = saved_frames;
+        self.loop_depth -= 1;
+        self.push_node(Node::Loop {
+            count: LoopCount::Rep(int_const),
+            body: body_nodes,
+        });
+        for (k, p) in phis.iter().enumerate() {
+            let v = match p {
+                Some((reg, ty)) => phi_val(*reg, *ty),
+                None => args[k].clone(),
+            };
+            self.bind(m.output(n, k), v);
+        }
+        Ok(())
+    }
+}
+
+/// The value a phi holds.
+fn phi_val(reg: VReg, ty: Ty) -> Val {
+    match ty {
+        Ty::Bool => Val::Bool(Box::new(BoolVal::Value(Val::reg(reg, 1)))),
+        _ => Val::reg(reg, ty.width().unwrap_or(1)),
+    }
+}
+
+/// A `for` bound: an integer constant or an `i32` uniform of the theta's
+/// region.
+fn bound_source(m: &Module, v: Value) -> Option<IntSource> {
+    match &m.node(v.node).op {
+        Op::Const(Constant::I32(c)) => Some(IntSource::Const(*c)),
+        Op::Uniform(p) => Some(IntSource::Uniform(m.params[p.index()].name.clone())),
+        _ => None,
+    }
+}
+
+/// The continue predicate's conjuncts other than the `for` counter test,
+/// and the counter's (start, end) when that test was recognised.
+pub(super) fn loop_conjuncts(
+    m: &Module,
+    theta: NodeId,
+    t: &Theta,
+) -> (Vec<Value>, Option<(IntSource, IntSource)>) {
+    let body = t.body;
+    let mut all = Vec::new();
+    split_and(m, m.result(body, 0), &mut all);
+    let inputs = m.inputs(theta);
+    let mut counter = None;
+    let mut kept = Vec::new();
+    for c in all {
+        match counter_test(m, body, c, t) {
+            Some(end_arg) if counter.is_none() => {
+                let start = t
+                    .info
+                    .counter
+                    .and_then(|k| bound_source(m, inputs[k as usize]));
+                let end = match end_arg {
+                    EndBound::Arg(e) => bound_source(m, inputs[e]),
+                    EndBound::Value(v) => bound_source(m, v),
+                };
+                match (start, end) {
+                    (Some(s), Some(e)) => counter = Some((s, e)),
+                    _ => kept.push(c),
+                }
+            }
+            _ => kept.push(c),
+        }
+    }
+    (kept, counter)
+}
+
+enum EndBound {
+    Arg(usize),
+    Value(Value),
+}
+
+fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
+    if let Op::Binary(BinOp::BAnd) = m.node(v.node).op {
+        for i in m.inputs(v.node) {
+            split_and(m, i, out);
+        }
+    } else {
+        out.push(v);
+    }
+}
+
+/// `arg_k + 1 < end` with `k` the counter and `end` loop-invariant.
+fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<EndBound> {
+    let k = t.info.counter? as usize;
+    if m.node(c.node).op != Op::Compare(CmpOp::Lt) {
+        return None;
+    }
+    let ins = m.inputs(c.node);
+    let next = ins[0];
+    if m.node(next.node).op != Op::Binary(BinOp::IAdd) {
+        return None;
+    }
+    let add = m.inputs(next.node);
+    let is_one = |v: Value| matches!(m.node(v.node).op, Op::Const(Constant::I32(1)));
+    let is_k = |v: Value| v == m.argument(body, k);
+    if !((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))) {
+        return None;
+    }
+    let end = ins[1];
+    match m.node(end.node).op {
+        Op::Argument(e) if m.result(body, e as usize + 1) == end => Some(EndBound::Arg(e as usize)),
+        Op::Const(_) => Some(EndBound::Value(end)),
+        _ => None,
+    }
+}
+
+/// The nodes whose values the program needs: root results, scatters, and
+/// what they depend on, through gammas (per output) and thetas (per loop
+/// value, with the counter test that the loop count replaces left out).
+pub fn needed_nodes(m: &Module) -> HashSet<NodeId> {
+    let mut needed: HashSet<NodeId> = HashSet::new();
+    let mut values: HashSet<Value> = HashSet::new();
+    let mut work: Vec<Value> = m.results(m.root);
+    for r in m.region_ids() {
+        for n in m.nodes(r) {
+            if matches!(m.node(n).op, Op::Scatter(_)) {
+                work.push(m.output(n, 0));
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        if !values.insert(v) {
+            continue;
+        }
+        let n = v.node;
+        let first = needed.insert(n);
+        match &m.node(n).op {
+            Op::Argument(i) => {
+                let region = m.region(n.region);
+                let Some(owner) = region.owner else { continue };
+                let ins = m.inputs(owner);
+                match m.node(owner).op {
+                    Op::Gamma(_) => work.push(ins[*i as usize + 1]),
+                    Op::Theta(_) => {
+                        work.push(ins[*i as usize]);
+                        work.push(m.result(n.region, *i as usize + 1));
+                        work.push(m.output(owner, *i as usize));
+                    }
+                    _ => {}
+                }
+            }
+            Op::Gamma(g) => {
+                if first {
+                    work.push(m.inputs(n)[0]);
+                }
+                for b in g.branches {
+                    work.push(m.result(b, v.port as usize));
+                }
+            }
+            Op::Theta(t) => {
+                work.push(m.inputs(n)[v.port as usize]);
+                work.push(m.result(t.body, v.port as usize + 1));
+                if first {
+                    let (kept, _) = loop_conjuncts(m, n, t);
+                    work.extend(kept);
+                    // The body's effects.
+                    for b in m.nodes(t.body) {
+                        if matches!(m.node(b).op, Op::Scatter(_)) {
+                            work.push(m.output(b, 0));
+                        }
+                    }
+                }
+            }
+            _ => work.extend(m.inputs(n)),
+        }
+    }
+    needed
+}
+
+/// `true` if `v` is integer-valued on every run (so a coordinate needs no
+/// rounding).
+pub fn integral(m: &Module, v: Value) -> bool {
+    fn go(m: &Module, v: Value, depth: u32) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        if m.ty(v) == Ty::I32 {
+            return true;
+        }
+        let ins = m.inputs(v.node);
+        let all = |d| ins.iter().all(|&i| go(m, i, d));
+        match &m.node(v.node).op {
+            Op::Index => true,
+            Op::Const(Constant::Float { lanes, .. }) => lanes.iter().all(|x| x.fract() == 0.0),
+            Op::Unary(UnOp::FFloor | UnOp::FCeil | UnOp::FTrunc | UnOp::FRound | UnOp::I2F) => true,
+            Op::Unary(UnOp::FNeg | UnOp::FAbs) => all(depth + 1),
+            Op::Binary(BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FMin | BinOp::FMax) => {
+                all(depth + 1)
+            }
+            Op::Mad | Op::Splat(_) | Op::Swizzle(_) | Op::Construct => all(depth + 1),
+            _ => false,
+        }
+    }
+    go(m, v, 0)
+}
+
+#[allow(dead_code)]
+fn unused(_: Operand) {}

@@ -1,0 +1,323 @@
+//! Reads, uniforms, outputs, scatters and `discard`.
+//!
+//! - Own-position inputs: one `LD` each from `r0.rg` (`UNSCALED`,
+//!   `docs/abi-x1k.md` §3), all at the start so their latency hides under
+//!   the first computations (CTM §3.4.2).
+//! - Gathers: `LD` from the computed coordinates; the sampler takes the
+//!   nearest texel (it rounds down, `numerics::coordinate`) and clamps to
+//!   the edge, so no `floor` is needed.
+//! - Uniforms: float constants (scalars replicated); uniform-array
+//!   elements with a constant index read their constant directly; any
+//!   other index is CK0070.
+//! - Outputs: `OUT` instructions (CTM §3.3.8); an output computed by the
+//!   last block's op becomes that op (it writes the target instead of a
+//!   register).
+//! - Scatter: a UMRT write of (value, x, y) with A = 0 (CTM §3.3.8), the
+//!   coordinates rounded down unless they are integers.
+//! - `discard`: `KILL_LT_0` on a register that is negative exactly when
+//!   the element is discarded (CTM §3.4.1).
+
+use super::arith::{Modify, modify};
+use super::{BoolVal, Selector, Val};
+use crate::codegen::CodegenError;
+use crate::codegen::mir::{AluKind, Lane, MirOp, Operand, RegClass, Special, Src, TexKind, Unit};
+use crate::isa::{InputModifier, TexId};
+use ctm_frontend::Code;
+use ctm_frontend::tast::{ParamId, ParamKind};
+use ctm_frontend::types::{StreamType, Type};
+use ctm_ir::op::{CmpOp, Op, ParamInfo};
+use ctm_ir::types::Ty;
+use smallvec::smallvec;
+
+impl Selector<'_> {
+    /// Loads every own-position input the program reads.
+    pub(super) fn load_inputs(&mut self) -> Result<(), CodegenError> {
+        let m = self.m;
+        let mut used: Vec<u32> = Vec::new();
+        for r in m.region_ids() {
+            for n in m.nodes(r) {
+                if let Op::Input(p) = m.node(n).op
+                    && self.needed.contains(&n)
+                    && !used.contains(&p.0)
+                {
+                    used.push(p.0);
+                }
+            }
+        }
+        used.sort_unstable();
+        for p in used {
+            let pid = ParamId(p);
+            let coords = Operand::reg(self.index_vreg());
+            let v = self.fetch(pid, coords)?;
+            self.inputs.insert(p, v);
+        }
+        Ok(())
+    }
+
+    /// The input index (`TEX_ID`) of input parameter `p` and its fetched
+    /// channel count.
+    fn input_of(&self, p: ParamId) -> Result<(TexId, u8), CodegenError> {
+        let m = self.m;
+        let k = m.params[..p.index()]
+            .iter()
+            .filter(|q| matches!(q.info, ParamInfo::Input(_)))
+            .count();
+        let fetched = match m.params[p.index()].kind {
+            ParamKind::Input(StreamType::Vec2) => 2,
+            ParamKind::Input(StreamType::Vec4 | StreamType::Unorm8x4) => 4,
+            _ => 1,
+        };
+        TexId::new(k as u32)
+            .map(|t| (t, fetched))
+            .ok_or_else(|| CodegenError::internal("input-count", format!("input {k}")))
+    }
+
+    /// An `LD` of input `p` at `coords` (lanes 0, 1) into a new register.
+    fn fetch(
+        &mut self,
+        p: ParamId,
+        coords: Operand,
+    ) -> Result<crate::codegen::mir::VReg, CodegenError> {
+        let (tex, fetched) = self.input_of(p)?;
+        let class = if fetched == 4 {
+            RegClass::Rgba
+        } else {
+            RegClass::Rgb
+        };
+        let v = self.mir.new_vreg(fetched, class);
+        self.emit(MirOp {
+            alu: None,
+            tex: Some(TexKind::Load { tex, fetched }),
+            unit: Unit::Tex,
+            dest: Some((v, 0)),
+            width: fetched,
+            args: smallvec![coords],
+            presub: None,
+            omod_off: false,
+            clamp: false,
+            special: Special::None,
+        });
+        Ok(v)
+    }
+
+    /// A gather of input `p` at `pos`.
+    pub(super) fn gather(&mut self, p: ParamId, pos: Val, ty: Ty) -> Result<Val, CodegenError> {
+        let coords = self.in_register(pos, 2)?;
+        let v = self.fetch(p, coords)?;
+        Ok(Val::reg(v, ty.width().unwrap_or(1)))
+    }
+
+    /// `v` as an unmodified register operand (TEX sources read only
+    /// temporaries, CTM §3.4), moving it into one if needed.
+    fn in_register(&mut self, v: Val, w: u8) -> Result<Operand, CodegenError> {
+        if let Val::View {
+            src: Src::Reg(_),
+            lanes,
+            modifier: InputModifier::None,
+            ..
+        } = &v
+            && lanes[..w as usize].iter().all(|l| matches!(l, Lane::Of(_)))
+        {
+            return self.operand(&v);
+        }
+        let op = self.operand(&v)?;
+        let dest = self.mir.new_vreg(w, RegClass::Rgb);
+        self.emit(super::arith::mov(op, Unit::Rgb, (dest, 0), w));
+        Ok(Operand::reg(dest))
+    }
+
+    /// A value uniform.
+    pub(super) fn uniform(&mut self, p: ParamId, ty: Ty) -> Result<Val, CodegenError> {
+        if ty == Ty::Bool {
+            return Ok(Val::Bool(Box::new(BoolVal::Uniform(p))));
+        }
+        let base = self.consts.uniform_base[p.index()]
+            .ok_or_else(|| CodegenError::internal("uniform-layout", format!("{p}")))?;
+        Ok(const_view(base, ty.width().unwrap_or(1)))
+    }
+
+    /// Element `idx` of a uniform array or `mat4` column.
+    pub(super) fn uniform_element(
+        &mut self,
+        p: ParamId,
+        idx: Val,
+        ty: Ty,
+    ) -> Result<Val, CodegenError> {
+        let m = self.m;
+        let base = self.consts.uniform_base[p.index()]
+            .ok_or_else(|| CodegenError::internal("uniform-layout", format!("{p}")))?;
+        let len = match m.params[p.index()].kind {
+            ParamKind::Uniform(t) => super::super::consts::uniform_size(t),
+            _ => 1,
+        };
+        let is_mat = matches!(m.params[p.index()].kind, ParamKind::Uniform(Type::Mat4));
+        match idx {
+            Val::Lit { values, .. } => {
+                let k = (values[0] as i64).clamp(0, len as i64 - 1) as u8;
+                Ok(const_view(
+                    base + k,
+                    ty.width().unwrap_or(if is_mat { 4 } else { 1 }),
+                ))
+            }
+            _ => Err(CodegenError::Limit {
+                code: Code::X1kDynamicIndex,
+                kernel: m.name.clone(),
+                message: format!(
+                    "`{}`: the index of uniform array `{}` is neither a constant nor a loop counter plus a constant after optimisation",
+                    m.name,
+                    m.params[p.index()].name
+                ),
+            }),
+        }
+    }
+
+    /// A scatter write.
+    pub(super) fn scatter(
+        &mut self,
+        pos: Val,
+        value: Val,
+        integral: bool,
+    ) -> Result<(), CodegenError> {
+        let pos = if integral { pos } else { self.floor(pos, 2)? };
+        let t = self.construct(&[value, pos])?;
+        let op = self.operand(&t)?;
+        self.emit(MirOp {
+            alu: Some(AluKind::Max),
+            tex: None,
+            unit: Unit::Both,
+            dest: None,
+            width: 3,
+            args: smallvec![op, op],
+            presub: None,
+            omod_off: true,
+            clamp: false,
+            special: Special::Umrt,
+        });
+        Ok(())
+    }
+
+    /// Kills the element where `d` holds.
+    pub(super) fn discard(&mut self, d: Val) -> Result<(), CodegenError> {
+        let b = match d {
+            Val::Bool(b) => *b,
+            other => BoolVal::Value(other),
+        };
+        let k = match b {
+            BoolVal::Lit(false) => return Ok(()),
+            BoolVal::Cmp(CmpOp::Lt, a, c) => self.add(a, modify(c, Modify::Neg), 1)?,
+            BoolVal::Cmp(CmpOp::Gt, a, c) => self.add(c, modify(a, Modify::Neg), 1)?,
+            other => {
+                let v = self.bool_value(other, false)?;
+                self.mul(v, Val::scalar(-1.0), 1)?
+            }
+        };
+        let k = self.in_register(k, 1)?;
+        self.emit(MirOp {
+            alu: None,
+            tex: Some(TexKind::Kill),
+            unit: Unit::Tex,
+            dest: None,
+            width: 1,
+            args: smallvec![k],
+            presub: None,
+            omod_off: false,
+            clamp: false,
+            special: Special::None,
+        });
+        Ok(())
+    }
+
+    /// Writes output `k` (render target A + k).
+    pub(super) fn output(&mut self, k: u8, val: Val, others: &[Val]) -> Result<(), CodegenError> {
+        let val = match val {
+            Val::Bool(b) => self.bool_value(*b, false)?,
+            v => v,
+        };
+        let w = val.width();
+        if let Val::View {
+            src: Src::Reg(v),
+            lanes,
+            modifier: InputModifier::None,
+            ..
+        } = &val
+            && lanes[..w as usize]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == Lane::Of(i as u8))
+            && !others
+                .iter()
+                .any(|o| matches!(o, Val::View { src: Src::Reg(x), .. } if x == v))
+            && let Some(def) = self.single_def_in_block(*v, w)
+        {
+            let op = self.mir.op_mut(def);
+            op.dest = None;
+            op.special = Special::Output(k);
+            op.unit = match (op.unit, w) {
+                (Unit::Alpha, 1) => Unit::Both,
+                (Unit::Any, 1) => Unit::Rgb,
+                (u, _) => u,
+            };
+            return Ok(());
+        }
+        let op = self.operand(&val)?;
+        self.emit(MirOp {
+            alu: Some(AluKind::Max),
+            tex: None,
+            unit: if w == 4 { Unit::Both } else { Unit::Rgb },
+            dest: None,
+            width: w,
+            args: smallvec![op, op],
+            presub: None,
+            omod_off: true,
+            clamp: false,
+            special: Special::Output(k),
+        });
+        Ok(())
+    }
+
+    /// The op of the current block that is the only writer of `v` (all
+    /// `w` lanes) when nothing reads `v`.
+    fn single_def_in_block(
+        &self,
+        v: crate::codegen::mir::VReg,
+        w: u8,
+    ) -> Option<crate::codegen::mir::OpId> {
+        if self.mir.vreg(v).fixed.is_some() {
+            return None;
+        }
+        let mut def = None;
+        for (i, op) in self.mir.ops.iter().enumerate() {
+            if op.reads().any(|r| r == v) {
+                return None;
+            }
+            if op.dest.is_some_and(|(d, _)| d == v) {
+                if def.is_some() {
+                    return None;
+                }
+                def = Some(crate::codegen::mir::OpId(i as u32));
+            }
+        }
+        let def = def?;
+        let op = self.mir.op(def);
+        let ok = self.current_block().contains(&def)
+            && op.alu.is_some()
+            && op.dest == Some((v, 0))
+            && op.width == w
+            && op.special == Special::None
+            && !(w == 1 && op.unit == Unit::Both);
+        ok.then_some(def)
+    }
+}
+
+/// Lanes 0..w of constant `index`.
+fn const_view(index: u8, w: u8) -> Val {
+    Val::View {
+        src: Src::Const {
+            index,
+            relative: false,
+        },
+        lanes: [Lane::Of(0), Lane::Of(1), Lane::Of(2), Lane::Of(3)],
+        width: w,
+        modifier: InputModifier::None,
+    }
+}

@@ -1,0 +1,365 @@
+//! The machine IR between instruction selection and emission: X1K
+//! operations on virtual registers, arranged in a tree of straight-line
+//! blocks, branches and loops.
+//!
+//! A [`MirOp`] is one half-instruction's worth of work (or a pair of halves
+//! for vec4 operations, a transcendental with its `SOP` copy, or a `DP4`),
+//! a texture fetch, or a `KILL`. Operands name virtual registers by *lane*;
+//! the register allocator later maps lanes to channels, and the emitter
+//! turns lanes into swizzles. Scheduling packs ops into [`Bundle`]s (one
+//! instruction slot each).
+
+use crate::isa::{CompareOp, InputModifier, PresubOp, TexId};
+use smallvec::SmallVec;
+use std::fmt;
+
+/// A virtual register: 1 to 4 lanes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(pub u32);
+
+impl fmt::Debug for VReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+/// An op in the function's op arena.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct OpId(pub u32);
+
+/// Where a virtual register's lanes may live (x1k-encoding §3, CTM §3.3.3:
+/// a register is an RGB vector written by the RGB unit plus an alpha
+/// scalar written by the alpha unit).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RegClass {
+    /// Lanes in distinct channels among r, g, b (chosen by the allocator).
+    Rgb,
+    /// One lane, in channel a.
+    Alpha,
+    /// Four lanes, lane i in channel i (r, g, b, a).
+    Rgba,
+    /// Not yet decided (a scalar whose producer may issue on either unit).
+    Undecided,
+}
+
+/// Facts about a virtual register.
+#[derive(Clone, Debug)]
+pub struct VRegInfo {
+    /// Lanes.
+    pub width: u8,
+    /// Channel class.
+    pub class: RegClass,
+    /// Fixed placement (the start state's `r0` for `index()`): register
+    /// and the channel of each lane.
+    pub fixed: Option<(u8, [u8; 4])>,
+}
+
+/// One lane of an operand: a lane of the source, or a swizzle constant
+/// (CTM §3.3.3: 0, 0.5, 1 need no source slot).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lane {
+    /// Lane (or, for a constant register, channel) n of the source.
+    Of(u8),
+    /// 0.0.
+    Zero,
+    /// 0.5.
+    Half,
+    /// 1.0.
+    One,
+}
+
+/// The source an operand reads.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Src {
+    /// A virtual register.
+    Reg(VReg),
+    /// A float constant register; lanes name channels. `relative` adds aL.
+    Const {
+        /// Constant index.
+        index: u8,
+        /// `ADDRn_REL` (aL-relative addressing inside a LOOP).
+        relative: bool,
+    },
+    /// An inline constant (7-bit code); every lane reads its value.
+    Inline(u8),
+    /// No source: every lane is a swizzle constant.
+    None,
+    /// The presubtract result of this op's half (CTM §3.3.2).
+    Presub,
+}
+
+/// An operand: a source, a lane per result lane, an input modifier.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Operand {
+    /// What is read.
+    pub src: Src,
+    /// Result lane i reads `lanes[i]`.
+    pub lanes: [Lane; 4],
+    /// NEG/ABS/NAB.
+    pub modifier: InputModifier,
+}
+
+impl Operand {
+    /// All lanes the constant `lane`.
+    pub fn splat_lane(lane: Lane) -> Operand {
+        Operand {
+            src: Src::None,
+            lanes: [lane; 4],
+            modifier: InputModifier::None,
+        }
+    }
+
+    /// Lanes 0..width of `v`, in order.
+    pub fn reg(v: VReg) -> Operand {
+        Operand {
+            src: Src::Reg(v),
+            lanes: [Lane::Of(0), Lane::Of(1), Lane::Of(2), Lane::Of(3)],
+            modifier: InputModifier::None,
+        }
+    }
+
+    /// The same operand negated.
+    pub fn negated(mut self) -> Operand {
+        self.modifier = match self.modifier {
+            InputModifier::None => InputModifier::Neg,
+            InputModifier::Neg => InputModifier::None,
+            InputModifier::Abs => InputModifier::NegAbs,
+            InputModifier::NegAbs => InputModifier::Abs,
+        };
+        self
+    }
+
+    /// The virtual register read, if any.
+    pub fn vreg(&self) -> Option<VReg> {
+        match self.src {
+            Src::Reg(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The operation of an ALU op (CTM §3.3.4). Binary arithmetic is MAD with
+/// swizzle-constant inputs (`a + b = a * 1 + b`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AluKind {
+    /// A·B + C.
+    Mad,
+    /// min(A, B).
+    Min,
+    /// max(A, B).
+    Max,
+    /// C >= 0 ? A : B.
+    Cmp,
+    /// C > 0.5 ? A : B.
+    Cnd,
+    /// A − floor(A).
+    Frc,
+    /// A.r·B.r + A.g·B.g (+ C.b with C = 0): `D2A`, RGB only.
+    Dp2,
+    /// `DP3`, RGB only.
+    Dp3,
+    /// `DP4`, both units (its fourth lane uses the alpha selects).
+    Dp4,
+    /// A transcendental (alpha unit only).
+    Trans(Transcendental),
+}
+
+/// The alpha unit's transcendental operations (CTM §3.3.4).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Transcendental {
+    /// 2^A.
+    Ex2,
+    /// log2(A).
+    Ln2,
+    /// 1/A.
+    Rcp,
+    /// 1/sqrt(A).
+    Rsq,
+    /// sin(2π·A).
+    Sin,
+    /// cos(2π·A).
+    Cos,
+}
+
+/// Which unit(s) an op occupies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Unit {
+    /// The RGB unit only.
+    Rgb,
+    /// The alpha unit only.
+    Alpha,
+    /// Both units (vec4 ops; transcendentals copied to RGB by `SOP`; DP4).
+    Both,
+    /// A scalar op the scheduler places on either unit.
+    Any,
+    /// The texture unit (its own instruction).
+    Tex,
+}
+
+/// What an ALU op writes besides (or instead of) its destination register.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Special {
+    /// Nothing else.
+    None,
+    /// Sets the ALU result for the next flow-control instruction (CTM
+    /// §3.3.10), comparing lane 0 with zero.
+    AluResult(CompareOp),
+    /// Writes render target `target` (an OUT instruction, CTM §3.3.8),
+    /// lanes 0..3 to R, G, B and lane 3 to A.
+    Output(u8),
+    /// A UMRT (uncached) write: lanes (value, x, y) to R, G, B, A = 0.
+    Umrt,
+}
+
+/// A texture operation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TexKind {
+    /// `LD` from input `tex` at the coordinates of lanes (s, t) of the
+    /// operand (CTM §3.4.1), `UNSCALED`.
+    Load {
+        /// The input.
+        tex: TexId,
+        /// Channels the fetched value has (1, 2 or 4).
+        fetched: u8,
+    },
+    /// `KILL_LT_0`: kill the element if lane 0 of the operand is < 0.
+    Kill,
+}
+
+/// One scheduled unit of work.
+#[derive(Clone, Debug)]
+pub struct MirOp {
+    /// ALU operation, or `None` for a texture op.
+    pub alu: Option<AluKind>,
+    /// Texture operation, for `Unit::Tex`.
+    pub tex: Option<TexKind>,
+    /// Units used.
+    pub unit: Unit,
+    /// Destination register and the first lane written (lanes
+    /// `dest_lane..dest_lane + width`).
+    pub dest: Option<(VReg, u8)>,
+    /// Lanes computed.
+    pub width: u8,
+    /// A, B, C (and the texture coordinates as operand 0).
+    pub args: SmallVec<[Operand; 3]>,
+    /// The presubtract op and its two sources (src0, src1), read by
+    /// operands with `Src::Presub`.
+    pub presub: Option<(PresubOp, Operand, Operand)>,
+    /// Output modifier disabled (bit-exact MIN/MAX/CMP/CND, CTM §3.3.5).
+    pub omod_off: bool,
+    /// Saturate the result.
+    pub clamp: bool,
+    /// ALU result, output or UMRT write.
+    pub special: Special,
+}
+
+impl MirOp {
+    /// Every virtual register this op reads.
+    pub fn reads(&self) -> impl Iterator<Item = VReg> + '_ {
+        let pre = self
+            .presub
+            .iter()
+            .flat_map(|(_, a, b)| [a.vreg(), b.vreg()]);
+        self.args.iter().map(|o| o.vreg()).chain(pre).flatten()
+    }
+}
+
+/// A flow-control condition.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Cond {
+    /// The ALU result written by the last op of the preceding block.
+    AluResult {
+        /// The op writing it (lives in the preceding block).
+        op: OpId,
+    },
+    /// Boolean constant n (a `bool` uniform).
+    Bool(u8),
+    /// Always.
+    Always,
+}
+
+/// How a loop counts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LoopCount {
+    /// `REP`/`ENDREP` with integer constant n.
+    Rep(u8),
+    /// `LOOP`/`ENDLOOP` with integer constant n (aL is live).
+    Loop(u8),
+}
+
+/// A node of the control tree.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// Straight-line ops (scheduled into bundles later).
+    Block(Vec<OpId>),
+    /// `if cond { then } else { else_ }`; `invert` jumps on true.
+    If {
+        /// The condition.
+        cond: Cond,
+        /// Take `then` when the condition is false.
+        invert: bool,
+        /// Run when the condition holds.
+        then: Vec<Node>,
+        /// Run otherwise.
+        else_: Vec<Node>,
+    },
+    /// A counted loop.
+    Loop {
+        /// REP or LOOP and its integer constant.
+        count: LoopCount,
+        /// The body.
+        body: Vec<Node>,
+    },
+    /// Leave the innermost loop when the condition (inverted if `invert`)
+    /// holds.
+    Break {
+        /// The condition.
+        cond: Cond,
+        /// Break when the condition is false.
+        invert: bool,
+    },
+}
+
+/// The whole program in MIR form.
+#[derive(Clone, Debug, Default)]
+pub struct Mir {
+    /// Every op.
+    pub ops: Vec<MirOp>,
+    /// Every virtual register.
+    pub vregs: Vec<VRegInfo>,
+    /// The control tree.
+    pub body: Vec<Node>,
+}
+
+impl Mir {
+    /// A new virtual register.
+    pub fn new_vreg(&mut self, width: u8, class: RegClass) -> VReg {
+        self.vregs.push(VRegInfo {
+            width,
+            class,
+            fixed: None,
+        });
+        VReg(self.vregs.len() as u32 - 1)
+    }
+
+    /// Adds an op; returns its id.
+    pub fn push(&mut self, op: MirOp) -> OpId {
+        self.ops.push(op);
+        OpId(self.ops.len() as u32 - 1)
+    }
+
+    /// The op `id`.
+    pub fn op(&self, id: OpId) -> &MirOp {
+        &self.ops[id.0 as usize]
+    }
+
+    /// The op `id`, mutably.
+    pub fn op_mut(&mut self, id: OpId) -> &mut MirOp {
+        &mut self.ops[id.0 as usize]
+    }
+
+    /// Facts about `v`.
+    pub fn vreg(&self, v: VReg) -> &VRegInfo {
+        &self.vregs[v.0 as usize]
+    }
+}

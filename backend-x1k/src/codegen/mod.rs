@@ -1,0 +1,279 @@
+//! The X1K code generator: verified graph IR to a [`Program`].
+//!
+//! The pipeline ([`compile`]) reads as a list:
+//!
+//! 1. [`isel`]: instruction selection to [`mir`] (virtual registers, a
+//!    tree of blocks, branches and loops; constants laid out by
+//!    [`consts`]);
+//! 2. [`sched`]: list scheduling of each block into instruction slots,
+//!    pairing RGB and alpha operations;
+//! 3. [`regalloc`]: channel-wise register allocation;
+//! 4. [`emit`]: typed instructions with flow control; [`hazards`]:
+//!    semaphores, waits, `NOP`s and the final `OUT`;
+//! 5. the program registers and the ABI bindings.
+//!
+//! [`cost`] is the X1K cost model that [`optimize_for_x1k`] gives the IR's
+//! if-conversion. `docs/backend-x1k.md` describes each stage.
+
+pub mod consts;
+pub mod cost;
+pub mod emit;
+pub mod hazards;
+pub mod isel;
+pub mod mir;
+pub mod regalloc;
+pub mod sched;
+
+use crate::Program;
+use crate::abi::{Bindings, BoolUniformBinding, InputBinding, OutputBinding, UniformBinding};
+use crate::isa::Inst;
+use ctm_frontend::Code;
+use ctm_frontend::tast::ParamKind;
+use ctm_ir::passes::{OptLevel, VerifyEach};
+use ctm_ir::verify::Verified;
+
+/// Code generation options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {}
+
+/// Why code generation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodegenError {
+    /// The kernel exceeds a hardware limit (a user error with a code).
+    #[error("error[{}]: {message}", code_text(*code))]
+    Limit {
+        /// The diagnostic code (CK0065, CK0070–CK0073, ...).
+        code: Code,
+        /// The kernel.
+        kernel: String,
+        /// What was exceeded, with the limit.
+        message: String,
+    },
+    /// A rule the code generator broke (a compiler bug).
+    #[error("internal error: x1k code generation broke rule `{rule}`: {detail}")]
+    Internal {
+        /// The rule.
+        rule: &'static str,
+        /// What happened.
+        detail: String,
+    },
+    /// The IR verifier rejected the optimised module.
+    #[error("{0}")]
+    Verify(String),
+}
+
+fn code_text(c: Code) -> String {
+    format!("CK{:04}", c as u32)
+}
+
+impl CodegenError {
+    /// An internal error naming the broken rule.
+    pub fn internal(rule: &'static str, detail: impl Into<String>) -> CodegenError {
+        CodegenError::Internal {
+            rule,
+            detail: detail.into(),
+        }
+    }
+
+    /// The diagnostic code of a user-facing limit.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            CodegenError::Limit { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+/// Static metrics of a program (`ctmc --emit stats`, spec §9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instruction slots.
+    pub instructions: usize,
+    /// ALU and OUT instructions.
+    pub alu: usize,
+    /// Texture instructions.
+    pub tex: usize,
+    /// Flow-control instructions.
+    pub fc: usize,
+    /// ALU instructions using both the RGB and the alpha unit.
+    pub coissued: usize,
+    /// Temporaries (`US_PIXSIZE` + 1).
+    pub temps: usize,
+    /// Float constants read.
+    pub consts: usize,
+}
+
+/// The metrics of `p`.
+pub fn stats(p: &Program) -> Stats {
+    let mut s = Stats {
+        instructions: p.insts.len(),
+        temps: p.us_pixsize as usize + 1,
+        consts: p.bindings.literals.len()
+            + p.bindings.uniforms.len()
+            + p.bindings.domain_constant.iter().count()
+            + p.bindings
+                .bool_uniforms
+                .iter()
+                .filter(|b| b.float_constant.is_some())
+                .count(),
+        ..Stats::default()
+    };
+    for i in &p.insts {
+        match i {
+            Inst::Alu(a) => {
+                s.alu += 1;
+                let rgb = a.rgb.op != crate::isa::RgbOp::Mad
+                    || !a.rgb.write_mask.is_empty()
+                    || a.rgb.sources != [crate::isa::AluSource::UNUSED; 3];
+                let alpha = a.alpha.write_mask.is_on()
+                    || a.alpha.op != crate::isa::AlphaOp::Mad
+                    || a.alpha.sources != [crate::isa::AluSource::UNUSED; 3];
+                if rgb && alpha {
+                    s.coissued += 1;
+                }
+            }
+            Inst::Tex(_) => s.tex += 1,
+            Inst::Fc(_) => s.fc += 1,
+        }
+    }
+    s
+}
+
+/// Compiles a verified module to an X1K program.
+///
+/// # Errors
+/// [`CodegenError::Limit`] when the kernel exceeds a hardware limit,
+/// [`CodegenError::Internal`] when the generator broke a rule.
+pub fn compile(module: &Verified, _options: &Options) -> Result<Program, CodegenError> {
+    let m = module.module();
+    let (mut mir, consts, depths) = isel::Selector::new(m)?.run()?;
+    let kernel = m.name.clone();
+    if depths.loops > 4 || depths.ifs > 32 {
+        return Err(CodegenError::Limit {
+            code: Code::FlowControlTooDeep,
+            kernel: kernel.clone(),
+            message: format!(
+                "`{kernel}` nests {} loops and {} branches; the x1k allows 4 loops and 32 branches",
+                depths.loops, depths.ifs
+            ),
+        });
+    }
+    let blocks = sched::schedule(&mut mir)?;
+    let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
+    let mut insts = emit::emit(&mir, &alloc, &blocks)?;
+    hazards::apply(&mut insts);
+    if insts.len() > crate::isa::MAX_SLOTS {
+        return Err(CodegenError::Limit {
+            code: Code::TooManyInstructions,
+            kernel: kernel.clone(),
+            message: format!(
+                "`{kernel}` needs {} instruction slots; the x1k has 512",
+                insts.len()
+            ),
+        });
+    }
+    let full = depths.loops > 0 || depths.ifs > 4;
+    let scatter = m
+        .params
+        .iter()
+        .position(|p| matches!(p.kind, ParamKind::Scatter));
+    Ok(Program {
+        insts,
+        us_config: u32::from(scatter.is_some()),
+        us_pixsize: alloc.max_reg as u32,
+        us_fc_ctrl: if full { 1 << 31 } else { 0 },
+        bindings: bindings(m, &consts, scatter),
+    })
+}
+
+/// The ABI bindings (`docs/abi-x1k.md` §3).
+fn bindings(m: &ctm_ir::Module, consts: &consts::ConstTable, scatter: Option<usize>) -> Bindings {
+    let mut b = Bindings {
+        kernel: m.name.clone(),
+        scatter: scatter.map(|i| m.params[i].name.clone()),
+        domain_constant: consts.domain,
+        literals: consts.literal_bindings(),
+        int_constants: consts.ints.clone(),
+        ..Bindings::default()
+    };
+    let (mut ins, mut outs) = (0u8, 0u8);
+    for (i, p) in m.params.iter().enumerate() {
+        match p.kind {
+            ParamKind::Input(s) => {
+                b.inputs.push(InputBinding {
+                    param: p.name.clone(),
+                    input: ins,
+                    format: match s {
+                        ctm_frontend::types::StreamType::F32 => "f32",
+                        ctm_frontend::types::StreamType::Vec2 => "vec2",
+                        ctm_frontend::types::StreamType::Vec4 => "vec4",
+                        ctm_frontend::types::StreamType::Unorm8x4 => "unorm8x4",
+                        ctm_frontend::types::StreamType::U16 => "u16",
+                    }
+                    .to_string(),
+                });
+                ins += 1;
+            }
+            ParamKind::Output(o) => {
+                b.outputs.push(OutputBinding {
+                    param: p.name.clone(),
+                    output: outs,
+                    format: o.value_type().to_string(),
+                });
+                outs += 1;
+            }
+            ParamKind::Uniform(ctm_frontend::types::Type::Bool) => {
+                b.bool_uniforms.push(BoolUniformBinding {
+                    param: p.name.clone(),
+                    bool_constant: consts.bool_const[i].unwrap_or(0),
+                    float_constant: consts.bool_float[i],
+                });
+            }
+            ParamKind::Uniform(t) => {
+                if let Some(c) = consts.uniform_base[i] {
+                    b.uniforms.push(UniformBinding {
+                        param: p.name.clone(),
+                        ty: t.to_string(),
+                        float_constant: c,
+                    });
+                }
+            }
+            ParamKind::Scatter => {}
+        }
+    }
+    b
+}
+
+/// Lowers, optimises (with [`cost::X1kCost`]), verifies and compiles a
+/// checked kernel of `program` for the X1K.
+///
+/// # Errors
+/// As [`compile`]; an IR verification failure is
+/// [`CodegenError::Verify`].
+pub fn compile_kernel(
+    program: &ctm_frontend::tast::Program,
+    kernel: &ctm_frontend::tast::Kernel,
+    level: OptLevel,
+    options: &Options,
+) -> Result<Program, CodegenError> {
+    let mut m = ctm_ir::lower::lower_kernel(program, kernel);
+    optimize_for_x1k(&mut m, level)?;
+    let v = ctm_ir::verify::verify(m, "x1k pipeline")
+        .map_err(|e| CodegenError::Verify(e.to_string()))?;
+    compile(&v, options)
+}
+
+/// Runs the IR pipeline at `level` with the X1K cost model.
+///
+/// # Errors
+/// A verifier failure after some pass.
+pub fn optimize_for_x1k(m: &mut ctm_ir::Module, level: OptLevel) -> Result<(), CodegenError> {
+    let mut o = ctm_ir::passes::Options::new(level);
+    o.cost = &cost::X1kCost;
+    o.verify_each = if cfg!(debug_assertions) {
+        VerifyEach::Yes
+    } else {
+        VerifyEach::No
+    };
+    ctm_ir::passes::optimize(m, &o).map_err(|e| CodegenError::Verify(e.to_string()))
+}

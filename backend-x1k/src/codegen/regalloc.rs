@@ -1,0 +1,241 @@
+//! Register allocation over the 128 temporaries, channel by channel.
+//!
+//! A temporary is an RGB vector plus an alpha scalar (CTM §3.3.1), written
+//! by different units, so the RGB part of a register may hold one value
+//! while its alpha holds an unrelated scalar, and scalars and vec2s pack
+//! into free RGB channels. Each virtual register gets a live interval over
+//! the linearised program (slot positions; a read at `2p`, a write at
+//! `2p + 1`, so an instruction may reuse the channels its sources free);
+//! intervals live into a loop, or read before written inside it, cover the
+//! whole loop. Intervals are then coloured in order of their start with
+//! the lowest register that has enough free channels of the class (RGB
+//! lanes: any of r, g, b; alpha: a; vec4: all four), which keeps
+//! `US_PIXSIZE` (the highest register used) small: it bounds the threads
+//! in flight. Spilling does not exist on this chip: more than 128
+//! registers is CK0071.
+
+use super::CodegenError;
+use super::mir::{Mir, Node, OpId, RegClass, VReg};
+use super::sched::Bundle;
+use ctm_frontend::Code;
+
+/// Where each virtual register lives.
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    /// Register and channel of each lane, by virtual register.
+    pub place: Vec<Option<(u8, [u8; 4])>>,
+    /// The highest register used.
+    pub max_reg: u8,
+}
+
+impl Allocation {
+    /// The register and lane channels of `v`.
+    pub fn of(&self, v: VReg) -> Option<(u8, [u8; 4])> {
+        self.place.get(v.0 as usize).copied().flatten()
+    }
+}
+
+/// Live ranges: first and last position of each virtual register.
+fn intervals(mir: &Mir, body: &[Node], blocks: &[Vec<Bundle>]) -> Vec<Option<(u32, u32)>> {
+    let mut iv: Vec<Option<(u32, u32)>> = vec![None; mir.vregs.len()];
+    let mut loops: Vec<(u32, u32)> = Vec::new();
+    let mut first_def: Vec<Option<u32>> = vec![None; mir.vregs.len()];
+    let mut reads_before_def: Vec<Vec<(u32, u32)>> = vec![Vec::new(); mir.vregs.len()];
+    let mut pos = 0u32;
+    let mut block = 0usize;
+    let mut stack: Vec<u32> = Vec::new();
+    let touch = |iv: &mut Vec<Option<(u32, u32)>>, v: VReg, p: u32| {
+        let e = &mut iv[v.0 as usize];
+        *e = Some(match *e {
+            None => (p, p),
+            Some((a, b)) => (a.min(p), b.max(p)),
+        });
+    };
+    #[allow(clippy::too_many_arguments)]
+    fn go(
+        mir: &Mir,
+        nodes: &[Node],
+        blocks: &[Vec<Bundle>],
+        pos: &mut u32,
+        block: &mut usize,
+        iv: &mut Vec<Option<(u32, u32)>>,
+        loops: &mut Vec<(u32, u32)>,
+        first_def: &mut Vec<Option<u32>>,
+        stack: &mut Vec<u32>,
+        reads_before_def: &mut Vec<Vec<(u32, u32)>>,
+        touch: &dyn Fn(&mut Vec<Option<(u32, u32)>>, VReg, u32),
+    ) {
+        for n in nodes {
+            match n {
+                Node::Block(_) => {
+                    for b in &blocks[*block] {
+                        let p = *pos;
+                        let ids: Vec<OpId> =
+                            [b.rgb, b.alpha, b.tex].into_iter().flatten().collect();
+                        for id in &ids {
+                            for r in mir.op(*id).reads() {
+                                touch(iv, r, 2 * p);
+                                if first_def[r.0 as usize].is_none()
+                                    && let Some(&ls) = stack.last()
+                                {
+                                    reads_before_def[r.0 as usize].push((ls, 2 * p));
+                                }
+                            }
+                        }
+                        for id in &ids {
+                            if let Some((d, _)) = mir.op(*id).dest {
+                                touch(iv, d, 2 * p + 1);
+                                first_def[d.0 as usize].get_or_insert(2 * p + 1);
+                            }
+                        }
+                        *pos += 1;
+                    }
+                    *block += 1;
+                }
+                Node::If { then, else_, .. } => {
+                    *pos += 1;
+                    go(
+                        mir,
+                        then,
+                        blocks,
+                        pos,
+                        block,
+                        iv,
+                        loops,
+                        first_def,
+                        stack,
+                        reads_before_def,
+                        touch,
+                    );
+                    *pos += 1;
+                    go(
+                        mir,
+                        else_,
+                        blocks,
+                        pos,
+                        block,
+                        iv,
+                        loops,
+                        first_def,
+                        stack,
+                        reads_before_def,
+                        touch,
+                    );
+                    *pos += 1;
+                }
+                Node::Loop { body, .. } => {
+                    *pos += 1;
+                    let start = 2 * *pos;
+                    stack.push(start);
+                    go(
+                        mir,
+                        body,
+                        blocks,
+                        pos,
+                        block,
+                        iv,
+                        loops,
+                        first_def,
+                        stack,
+                        reads_before_def,
+                        touch,
+                    );
+                    stack.pop();
+                    *pos += 1;
+                    loops.push((start, 2 * *pos + 1));
+                }
+                Node::Break { .. } => *pos += 1,
+            }
+        }
+    }
+    go(
+        mir,
+        body,
+        blocks,
+        &mut pos,
+        &mut block,
+        &mut iv,
+        &mut loops,
+        &mut first_def,
+        &mut stack,
+        &mut reads_before_def,
+        &touch,
+    );
+    // Values live around a loop's back edge cover the whole loop.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(ls, le) in &loops {
+            for (k, e) in iv.iter_mut().enumerate() {
+                let Some((a, b)) = *e else { continue };
+                let into = a < ls && b >= ls && b < le;
+                let carried = reads_before_def[k].iter().any(|&(l, _)| l >= ls && l <= le)
+                    && (a > ls || b < le);
+                if into || carried {
+                    *e = Some((a.min(ls), b.max(le)));
+                    changed = true;
+                }
+            }
+        }
+    }
+    iv
+}
+
+/// Allocates every virtual register.
+pub fn allocate(
+    mir: &Mir,
+    blocks: &[Vec<Bundle>],
+    kernel: &str,
+) -> Result<Allocation, CodegenError> {
+    let iv = intervals(mir, &mir.body, blocks);
+    let mut order: Vec<usize> = (0..mir.vregs.len()).filter(|&v| iv[v].is_some()).collect();
+    order.sort_by_key(|&v| (mir.vregs[v].fixed.is_none(), iv[v].map(|(a, _)| a)));
+    // busy[reg][channel] = end of the current occupant's interval.
+    let mut busy: Vec<[Option<u32>; 4]> = vec![[None; 4]; 128];
+    let mut place = vec![None; mir.vregs.len()];
+    let mut max_reg = 0u8;
+    for v in order {
+        let Some((start, end)) = iv[v] else { continue };
+        let info = &mir.vregs[v];
+        let free = |busy: &[Option<u32>; 4], c: usize| busy[c].is_none_or(|e| e < start);
+        let chosen: Option<(u8, [u8; 4])> = if let Some((reg, chans)) = info.fixed {
+            Some((reg, chans))
+        } else {
+            (0..128u8).find_map(|r| {
+                let b = &busy[r as usize];
+                match info.class {
+                    RegClass::Alpha => free(b, 3).then_some((r, [3, 3, 3, 3])),
+                    RegClass::Rgba => (0..4).all(|c| free(b, c)).then_some((r, [0, 1, 2, 3])),
+                    _ => {
+                        let chans: Vec<u8> = (0..3u8).filter(|&c| free(b, c as usize)).collect();
+                        (chans.len() >= info.width as usize).then(|| {
+                            let mut out = [0u8; 4];
+                            for (i, c) in chans.iter().take(info.width as usize).enumerate() {
+                                out[i] = *c;
+                            }
+                            (r, out)
+                        })
+                    }
+                }
+            })
+        };
+        let Some((reg, chans)) = chosen else {
+            return Err(CodegenError::Limit {
+                code: Code::TooManyRegisters,
+                kernel: kernel.to_string(),
+                message: format!("`{kernel}` needs more than the x1k's 128 temporary registers"),
+            });
+        };
+        let lanes = match info.class {
+            RegClass::Alpha => 1,
+            _ => info.width as usize,
+        };
+        for &c in &chans[..lanes] {
+            let slot = &mut busy[reg as usize][c as usize];
+            *slot = Some(slot.map_or(end, |e| e.max(end)));
+        }
+        max_reg = max_reg.max(reg);
+        place[v] = Some((reg, chans));
+    }
+    Ok(Allocation { place, max_reg })
+}

@@ -1,0 +1,409 @@
+//! List scheduling of each straight-line block into instruction slots.
+//!
+//! An X1K ALU instruction runs an RGB (vec3) operation and an independent
+//! alpha (scalar) operation side by side (CTM §3.3); texture and
+//! flow-control instructions stand alone. The scheduler orders a block's
+//! ops by their dependences (read-after-write in a later slot; write-after-
+//! read in the same slot or later, since an instruction reads before it
+//! writes; overlapping writes in order; UMRT writes in program order and
+//! before a `KILL`), highest critical path first, with fetches issued as
+//! soon as they are ready and their consumers as late as the path allows
+//! (texture latency, CTM §3.4.2). Each ALU slot pairs an RGB op with an
+//! alpha op when their sources fit the six source addresses (three RGB,
+//! three alpha, shared by both halves: [`fit`]). A scalar op that may run
+//! on either unit takes whichever half is free, which decides its
+//! register's channel class.
+
+use super::CodegenError;
+use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, RegClass, Special, Src, Unit, VReg};
+use smallvec::SmallVec;
+
+/// One instruction slot's worth of ops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bundle {
+    /// The op on the RGB unit (the same as `alpha` for two-unit ops).
+    pub rgb: Option<OpId>,
+    /// The op on the alpha unit.
+    pub alpha: Option<OpId>,
+    /// A texture op (alone in its slot).
+    pub tex: Option<OpId>,
+}
+
+/// Schedules every block, in the control tree's depth-first order.
+pub fn schedule(mir: &mut Mir) -> Result<Vec<Vec<Bundle>>, CodegenError> {
+    let mut blocks = Vec::new();
+    let body = std::mem::take(&mut mir.body);
+    walk(mir, &body, &mut blocks)?;
+    mir.body = body;
+    Ok(blocks)
+}
+
+fn walk(mir: &mut Mir, nodes: &[Node], out: &mut Vec<Vec<Bundle>>) -> Result<(), CodegenError> {
+    for n in nodes {
+        match n {
+            Node::Block(ops) => out.push(block(mir, ops)?),
+            Node::If { then, else_, .. } => {
+                walk(mir, then, out)?;
+                walk(mir, else_, out)?;
+            }
+            Node::Loop { body, .. } => walk(mir, body, out)?,
+            Node::Break { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Dependence kinds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dep {
+    /// The successor goes in a later slot.
+    Strict,
+    /// The successor may share the slot (write after read).
+    Same,
+}
+
+/// Lanes `dest` writes.
+fn written(op: &MirOp) -> Option<(VReg, u8, u8)> {
+    op.dest.map(|(v, l)| (v, l, l + op.width))
+}
+
+fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
+    let n = ops.len();
+    // Predecessors of each op: (index, kind).
+    let mut preds: Vec<Vec<(usize, Dep)>> = vec![Vec::new(); n];
+    for j in 0..n {
+        let oj = mir.op(ops[j]);
+        for i in 0..j {
+            let oi = mir.op(ops[i]);
+            let raw = written(oi).is_some_and(|(v, _, _)| oj.reads().any(|r| r == v));
+            let waw = match (written(oi), written(oj)) {
+                (Some((a, l0, h0)), Some((b, l1, h1))) => a == b && l0 < h1 && l1 < h0,
+                _ => false,
+            };
+            let chain = (oi.special == Special::Umrt && oj.special == Special::Umrt)
+                || (oi.special == Special::Umrt && oj.tex.is_some())
+                || (oi.tex.is_some() && oj.special == Special::Umrt && oj.tex.is_none() && false);
+            // Outputs go last, after any fetch or KILL of the block.
+            let out_after_tex = oi.unit == Unit::Tex && matches!(oj.special, Special::Output(_));
+            let war = written(oj).is_some_and(|(v, _, _)| oi.reads().any(|r| r == v));
+            if raw || waw || chain || out_after_tex {
+                preds[j].push((i, Dep::Strict));
+            } else if war {
+                let kind = if oi.unit == Unit::Tex || oj.unit == Unit::Tex {
+                    Dep::Strict
+                } else {
+                    Dep::Same
+                };
+                preds[j].push((i, kind));
+            }
+        }
+    }
+    // Critical path to the block end (texture results weigh more).
+    let mut prio = vec![0u32; n];
+    for i in (0..n).rev() {
+        let lat = if mir.op(ops[i]).unit == Unit::Tex {
+            16
+        } else {
+            1
+        };
+        let mut p = lat;
+        for j in i + 1..n {
+            if preds[j].iter().any(|&(k, _)| k == i) {
+                p = p.max(lat + prio[j]);
+            }
+        }
+        prio[i] = p;
+    }
+    let mut slot: Vec<Option<usize>> = vec![None; n];
+    let mut bundles: Vec<Bundle> = Vec::new();
+    let mut left = n;
+    while left > 0 {
+        let cur = bundles.len();
+        let ready = |i: usize, slot: &[Option<usize>], partner: Option<usize>| {
+            slot[i].is_none()
+                && preds[i].iter().all(|&(k, d)| match slot[k] {
+                    Some(s) => s < cur || (d == Dep::Same && s == cur),
+                    None => d == Dep::Same && Some(k) == partner,
+                })
+        };
+        let cands: Vec<usize> = (0..n).filter(|&i| ready(i, &slot, None)).collect();
+        if cands.is_empty() {
+            return Err(CodegenError::internal(
+                "schedule-progress",
+                "no op is ready in a block (cyclic dependences)",
+            ));
+        }
+        // Fetches first: they run in parallel with the ALU.
+        if let Some(&t) = cands
+            .iter()
+            .filter(|&&i| mir.op(ops[i]).unit == Unit::Tex)
+            .max_by_key(|&&i| (prio[i], std::cmp::Reverse(i)))
+        {
+            slot[t] = Some(cur);
+            left -= 1;
+            bundles.push(Bundle {
+                tex: Some(ops[t]),
+                ..Bundle::default()
+            });
+            continue;
+        }
+        let best = *cands
+            .iter()
+            .max_by_key(|&&i| (prio[i], std::cmp::Reverse(i)))
+            .unwrap_or(&cands[0]);
+        let a = ops[best];
+        let unit_a = mir.op(a).unit;
+        let mut bundle = Bundle::default();
+        slot[best] = Some(cur);
+        left -= 1;
+        if unit_a == Unit::Both {
+            bundle.rgb = Some(a);
+            bundle.alpha = Some(a);
+        } else {
+            // Find a partner for the other half.
+            let mut choice: Option<(usize, bool)> = None; // (index, a on rgb)
+            let mut order: Vec<usize> = (0..n)
+                .filter(|&i| i != best && ready(i, &slot, Some(best)))
+                .filter(|&i| !matches!(mir.op(ops[i]).unit, Unit::Tex | Unit::Both))
+                .collect();
+            order.sort_by_key(|&i| (std::cmp::Reverse(prio[i]), i));
+            'search: for i in order {
+                let ub = mir.op(ops[i]).unit;
+                let options: &[bool] = match (unit_a, ub) {
+                    (Unit::Rgb, Unit::Alpha | Unit::Any) => &[true],
+                    (Unit::Alpha, Unit::Rgb | Unit::Any) => &[false],
+                    (Unit::Any, Unit::Rgb) => &[false],
+                    (Unit::Any, Unit::Alpha) => &[true],
+                    (Unit::Any, Unit::Any) => &[true, false],
+                    _ => &[],
+                };
+                for &a_rgb in options {
+                    let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
+                    if fits_pair(mir, Some(r), Some(al)) {
+                        choice = Some((i, a_rgb));
+                        break 'search;
+                    }
+                }
+            }
+            match choice {
+                Some((i, a_rgb)) => {
+                    slot[i] = Some(cur);
+                    left -= 1;
+                    let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
+                    bundle.rgb = Some(r);
+                    bundle.alpha = Some(al);
+                }
+                None => match unit_a {
+                    Unit::Alpha => bundle.alpha = Some(a),
+                    _ => bundle.rgb = Some(a),
+                },
+            }
+        }
+        for (half_rgb, id) in [(true, bundle.rgb), (false, bundle.alpha)] {
+            if let Some(id) = id {
+                resolve(mir, id, half_rgb);
+            }
+        }
+        if !fits_pair(mir, bundle.rgb, bundle.alpha) {
+            return Err(CodegenError::internal(
+                "source-slots",
+                format!("op {:?} does not fit three source slots", a),
+            ));
+        }
+        bundles.push(bundle);
+    }
+    Ok(bundles)
+}
+
+/// Fixes the unit of an op placed on a half, and its register's class.
+fn resolve(mir: &mut Mir, id: OpId, rgb: bool) {
+    let op = mir.op_mut(id);
+    if op.unit == Unit::Any {
+        op.unit = if rgb { Unit::Rgb } else { Unit::Alpha };
+        if let Some((v, _)) = op.dest {
+            let class = if rgb { RegClass::Rgb } else { RegClass::Alpha };
+            let info = &mut mir.vregs[v.0 as usize];
+            if info.class == RegClass::Undecided {
+                info.class = class;
+            }
+        }
+    }
+}
+
+/// A source a half reads: a register part (RGB channels or alpha channel)
+/// of a temporary, constant or inline constant.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Key<R: Copy + Eq> {
+    /// A temporary.
+    Temp(R),
+    /// A float constant (index, aL-relative).
+    Const(u8, bool),
+    /// An inline constant code.
+    Inline(u8),
+}
+
+/// What one input select needs from its source slot.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Need<R: Copy + Eq> {
+    /// The slot's RGB address must be this.
+    pub rgb: Option<Key<R>>,
+    /// The slot's alpha address must be this.
+    pub alpha: Option<Key<R>>,
+    /// A presubtract source pinned to slot 0 or 1.
+    pub pinned: Option<u8>,
+}
+
+/// Assigns each need a source slot (0..3) so that every slot holds one
+/// RGB and one alpha address (CTM §3.3.1, §3.3.3); presubtract sources go
+/// to slots 0 and 1 (CTM §3.3.2). `None` if they do not fit.
+pub fn fit<R: Copy + Eq>(
+    needs: &[Need<R>],
+) -> Option<(Vec<u8>, [(Option<Key<R>>, Option<Key<R>>); 3])> {
+    let mut slots: [(Option<Key<R>>, Option<Key<R>>); 3] = [(None, None); 3];
+    let mut out = vec![0u8; needs.len()];
+    fn place<R: Copy + Eq>(
+        needs: &[Need<R>],
+        k: usize,
+        slots: &mut [(Option<Key<R>>, Option<Key<R>>); 3],
+        out: &mut [u8],
+    ) -> bool {
+        if k == needs.len() {
+            return true;
+        }
+        let nd = needs[k];
+        let range: SmallVec<[usize; 3]> = match nd.pinned {
+            Some(p) => SmallVec::from_slice(&[p as usize]),
+            None => SmallVec::from_slice(&[0, 1, 2]),
+        };
+        for s in range {
+            let ok = |have: Option<Key<R>>, want: Option<Key<R>>| match (have, want) {
+                (_, None) => true,
+                (None, Some(_)) => true,
+                (Some(h), Some(w)) => h == w,
+            };
+            if ok(slots[s].0, nd.rgb) && ok(slots[s].1, nd.alpha) {
+                let saved = slots[s];
+                if nd.rgb.is_some() {
+                    slots[s].0 = nd.rgb;
+                }
+                if nd.alpha.is_some() {
+                    slots[s].1 = nd.alpha;
+                }
+                out[k] = s as u8;
+                if place(needs, k + 1, slots, out) {
+                    return true;
+                }
+                slots[s] = saved;
+            }
+        }
+        false
+    }
+    // Pinned needs first.
+    let mut order: Vec<usize> = (0..needs.len()).collect();
+    order.sort_by_key(|&i| needs[i].pinned.is_none());
+    let sorted: Vec<Need<R>> = order.iter().map(|&i| needs[i]).collect();
+    let mut sorted_out = vec![0u8; needs.len()];
+    if !place(&sorted, 0, &mut slots, &mut sorted_out) {
+        return None;
+    }
+    for (k, &i) in order.iter().enumerate() {
+        out[i] = sorted_out[k];
+    }
+    Some((out, slots))
+}
+
+/// The part of a register a lane read needs: `true` for the alpha part.
+pub fn lane_in_alpha(mir: &Mir, v: VReg, lane: u8) -> bool {
+    let info = mir.vreg(v);
+    match info.class {
+        RegClass::Alpha => true,
+        RegClass::Rgba => lane == 3,
+        _ => false,
+    }
+}
+
+/// The input lanes each half of `op` reads, as (operand index, lanes,
+/// half is alpha).
+pub fn half_reads(op: &MirOp, half_alpha: bool) -> SmallVec<[(usize, SmallVec<[Lane; 3]>); 3]> {
+    let mut out = SmallVec::new();
+    let Some(kind) = op.alu else {
+        return out;
+    };
+    let arity = match kind {
+        AluKind::Frc | AluKind::Trans(_) => 1,
+        AluKind::Min | AluKind::Max | AluKind::Dp2 | AluKind::Dp3 | AluKind::Dp4 => 2,
+        _ => 3,
+    };
+    let lanes: SmallVec<[usize; 3]> = match (op.unit, half_alpha, kind) {
+        (_, false, AluKind::Trans(_)) => return out,
+        (_, false, AluKind::Dp2) => SmallVec::from_slice(&[0, 1]),
+        (_, false, AluKind::Dp3 | AluKind::Dp4) => SmallVec::from_slice(&[0, 1, 2]),
+        (_, true, AluKind::Dp2 | AluKind::Dp3) => return out,
+        (_, true, AluKind::Dp4) => SmallVec::from_slice(&[3]),
+        (Unit::Both, true, _) if op.width == 4 => SmallVec::from_slice(&[3]),
+        (Unit::Both, true, _) if op.special == Special::Umrt => return out,
+        (_, true, _) => SmallVec::from_slice(&[0]),
+        (_, false, _) => (0..op.width.min(3) as usize).collect(),
+    };
+    for (i, arg) in op.args.iter().enumerate().take(arity) {
+        out.push((i, lanes.iter().map(|&l| arg.lanes[l]).collect()));
+    }
+    out
+}
+
+/// The needs of one half (virtual keys).
+fn needs_of(mir: &Mir, op: &MirOp, half_alpha: bool, needs: &mut Vec<Need<VReg>>) {
+    for (i, lanes) in half_reads(op, half_alpha) {
+        let arg = op.args[i];
+        let mut nd = Need {
+            rgb: None,
+            alpha: None,
+            pinned: None,
+        };
+        for l in lanes {
+            let Lane::Of(l) = l else { continue };
+            let (key, alpha) = match arg.src {
+                Src::Reg(v) => (Key::Temp(v), lane_in_alpha(mir, v, l)),
+                Src::Const { index, relative } => (Key::Const(index, relative), l == 3),
+                Src::Inline(c) => (Key::Inline(c), half_alpha),
+                Src::None | Src::Presub => continue,
+            };
+            if alpha {
+                nd.alpha = Some(key);
+            } else {
+                nd.rgb = Some(key);
+            }
+        }
+        if nd.rgb.is_some() || nd.alpha.is_some() {
+            needs.push(nd);
+        }
+    }
+    if let Some((_, s0, s1)) = &op.presub {
+        for (pin, s) in [(0u8, s0), (1u8, s1)] {
+            let key = match s.src {
+                Src::Reg(v) => Key::Temp(v),
+                Src::Const { index, relative } => Key::Const(index, relative),
+                Src::Inline(c) => Key::Inline(c),
+                _ => continue,
+            };
+            needs.push(Need {
+                rgb: (!half_alpha).then_some(key),
+                alpha: half_alpha.then_some(key),
+                pinned: Some(pin),
+            });
+        }
+    }
+}
+
+/// Whether an RGB op and an alpha op (either may be absent, or the same
+/// two-unit op) fit one instruction's source slots.
+pub fn fits_pair(mir: &Mir, rgb: Option<OpId>, alpha: Option<OpId>) -> bool {
+    let mut needs = Vec::new();
+    if let Some(r) = rgb {
+        needs_of(mir, mir.op(r), false, &mut needs);
+    }
+    if let Some(a) = alpha {
+        needs_of(mir, mir.op(a), true, &mut needs);
+    }
+    fit(&needs).is_some()
+}
