@@ -166,7 +166,10 @@ impl ArgGen {
 
     fn int(&mut self) -> i32 {
         if self.robust {
-            return self.rng.range_i64(-i64::from(ROBUST_INT), i64::from(ROBUST_INT)) as i32;
+            return self
+                .rng
+                .range_i64(-i64::from(ROBUST_INT), i64::from(ROBUST_INT))
+                as i32;
         }
         if self.rng.per_mille(self.special) {
             return *self.rng.pick(SPECIAL_I32).unwrap_or(&0);

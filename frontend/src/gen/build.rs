@@ -39,11 +39,7 @@ pub fn int(v: i64) -> Expr {
         value: v.unsigned_abs(),
         radix: IntRadix::Decimal,
     });
-    if v < 0 {
-        unary(UnaryOp::Neg, lit)
-    } else {
-        lit
-    }
+    if v < 0 { unary(UnaryOp::Neg, lit) } else { lit }
 }
 
 /// An integer literal written in hexadecimal or binary: a 32-bit pattern.
@@ -257,4 +253,29 @@ pub fn scatter_type() -> TypeExpr {
 pub fn swizzle_name(lanes: &[u8], rgba: bool) -> String {
     let set = if rgba { b"rgba" } else { b"xyzw" };
     lanes.iter().map(|&l| set[l as usize & 3] as char).collect()
+}
+
+/// `true` if `e` depends on nothing but literals and `const` items (named
+/// `K..` by the generator): its value is known before the kernel runs.
+pub fn is_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Name(id) => id.name.starts_with('K'),
+        ExprKind::Float(_) | ExprKind::Int { .. } | ExprKind::Bool(_) => true,
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => is_constant(operand),
+        ExprKind::Binary { lhs, rhs, .. } => is_constant(lhs) && is_constant(rhs),
+        ExprKind::Call { callee, args } => {
+            !matches!(callee.name.as_str(), "index" | "domain")
+                && !callee.name.starts_with('h')
+                && args.iter().all(is_constant)
+        }
+        ExprKind::Field { base, .. } => is_constant(base),
+        ExprKind::If { cond, then, else_ } => {
+            is_constant(cond)
+                && then.stmts.is_empty()
+                && then.tail.as_deref().is_none_or(is_constant)
+                && else_.as_deref().is_none_or(is_constant)
+        }
+        ExprKind::Block(b) => b.stmts.is_empty() && b.tail.as_deref().is_none_or(is_constant),
+        ExprKind::Index { .. } | ExprKind::Error => false,
+    }
 }

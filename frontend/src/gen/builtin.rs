@@ -15,9 +15,10 @@ use super::range::{
 };
 use crate::ast::BinaryOp;
 
-/// `ln 2` rounded up.
+/// `ln 2` rounded up (an upper bound, so not `std::f64::consts::LN_2`).
 const LN2_UP: f64 = 0.6932;
-/// `log2 e` rounded up.
+/// `log2 e` rounded up (an upper bound, so not `std::f64::consts::LOG2_E`).
+#[allow(clippy::approx_constant)]
 const LOG2E_UP: f64 = 1.4427;
 
 /// Per-lane built-ins the generator calls.
@@ -119,7 +120,11 @@ impl Lane {
 /// `f(args)` with range `r`.
 fn call(f: &str, args: Vec<Ex>, r: Range) -> Ex {
     let h = 1 + args.iter().map(|a| a.h).max().unwrap_or(0);
-    Ex::new(build::call(f, args.into_iter().map(|a| a.e).collect()), r, h)
+    Ex::new(
+        build::call(f, args.into_iter().map(|a| a.e).collect()),
+        r,
+        h,
+    )
 }
 
 fn lit(v: f64) -> Ex {
@@ -131,9 +136,14 @@ impl Gen<'_> {
     pub fn lane_builtin(&mut self, w: u8, req: Req) -> Option<Ex> {
         let mut pool: Vec<Lane> = BASIC.to_vec();
         if self.o.features.transcendentals && self.approx_ok(req) {
-            pool.extend_from_slice(TRANSCENDENTAL);
+            let mut trans = TRANSCENDENTAL.to_vec();
             if w == 1 {
-                pool.retain(|&l| l != Lane::Normalize);
+                trans.retain(|&l| l != Lane::Normalize);
+            }
+            if self.robust && self.rng.percent(60) {
+                pool = trans;
+            } else {
+                pool.extend(trans);
             }
         }
         let f = *self.rng.pick(&pool)?;
@@ -323,7 +333,12 @@ impl Gen<'_> {
                 let e0 = *self.rng.pick(&[-1.0, 0.0, 0.5, -2.0])?;
                 let width = *self.rng.pick(&[0.5, 1.0, 2.0, 4.0])?;
                 let slope = 1.5 / width;
-                let x = self.float(w, req.down(1).mag(ROBUST_MAG).err((e - 8.0 * REL) / (2.0 * slope)));
+                let x = self.float(
+                    w,
+                    req.down(1)
+                        .mag(ROBUST_MAG)
+                        .err((e - 8.0 * REL) / (2.0 * slope)),
+                );
                 let err = slope * x.r.err + 8.0 * REL;
                 call(
                     "smoothstep",
@@ -342,7 +357,11 @@ impl Gen<'_> {
                     let b = x.r.mag().sqrt();
                     let ax = x.r.abs();
                     let a = call("abs", vec![x], ax);
-                    call("sqrt", vec![a], Range::new(0.0, b).with_err((REL + ULP) * b))
+                    call(
+                        "sqrt",
+                        vec![a],
+                        Range::new(0.0, b).with_err((REL + ULP) * b),
+                    )
                 } else {
                     let x = self.float(w, guarded.mag(bound * bound - 1.0).err(e));
                     let g = self.guard(x, 1.0);
@@ -371,7 +390,7 @@ impl Gen<'_> {
                 call(f.name(), vec![g], Range::new(0.0, top).with_err(err))
             }
             Lane::Exp2 => {
-                let a = EXP2_ARG.min(log2_lower(m));
+                let a = EXP2_ARG.min(log2_lower(m.min(e / (2.0 * (REL + ULP)))));
                 if a < 0.5 {
                     return None;
                 }
@@ -380,10 +399,14 @@ impl Gen<'_> {
                 let x = self.float(w, req.down(1).mag(a).err((e - own) / (LN2_UP * top)));
                 let b = exp2_upper(x.r.hi);
                 let err = LN2_UP * b * x.r.err + (REL + ULP) * b;
-                call("exp2", vec![x.clone()], Range::new(exp2_lower(x.r.lo), b).with_err(err))
+                call(
+                    "exp2",
+                    vec![x.clone()],
+                    Range::new(exp2_lower(x.r.lo), b).with_err(err),
+                )
             }
             Lane::Exp => {
-                let a = 5.5f64.min(0.69 * log2_lower(m));
+                let a = 5.5f64.min(0.69 * log2_lower(m.min(e / (6.0 * REL))));
                 if a < 0.5 {
                     return None;
                 }
@@ -414,7 +437,8 @@ impl Gen<'_> {
                 if m < 4.0 || !guarded_ok {
                     return None;
                 }
-                let base_mag = (m.sqrt() - 0.5).min(64.0);
+                let cap = m.min(e / (3.0 * (LN2_UP * 16.0 * REL + 3.0 * REL)));
+                let base_mag = (cap.sqrt() - 0.5).min(64.0);
                 if base_mag < 0.5 {
                     return None;
                 }
@@ -483,6 +507,20 @@ impl Gen<'_> {
             1
         };
         let trans = self.o.features.transcendentals && self.approx_ok(req);
+        if !self.robust {
+            let (name, args) = match w {
+                1 => match self.rng.below(if trans { 3 } else { 1 }) {
+                    0 => ("dot", 2),
+                    1 => ("length", 1),
+                    _ => ("distance", 2),
+                },
+                3 if child.depth >= 2 => ("cross", 2),
+                _ => return None,
+            };
+            let aw = if name == "cross" { 3 } else { n };
+            let args: Vec<Ex> = (0..args).map(|_| self.float(aw, child)).collect();
+            return Some(call(name, args, Range::any()));
+        }
         let ex = match w {
             1 if !trans || self.rng.percent(50) => {
                 // dot: a sum of n products.
@@ -537,9 +575,6 @@ impl Gen<'_> {
             }
             _ => return None,
         };
-        if !self.robust {
-            return Some(Ex { r: Range::any(), ..ex });
-        }
         self.fits(ex.r, req).then_some(ex)
     }
 }

@@ -3,7 +3,7 @@
 //! control flow, and the budgets left.
 
 use super::options::GenOptions;
-use super::range::{INT_MAG, Range, ROBUST_MAG};
+use super::range::{APPROX_MAG, INT_MAG, ROBUST_MAG, Range};
 use super::rng::Rng;
 use crate::ast;
 use crate::types::{OutputType, StreamType, Type};
@@ -143,6 +143,8 @@ pub struct Helper {
     pub loop_nesting: u32,
     /// Iterations of its innermost loop body (1 without loops).
     pub trips: u64,
+    /// Calls generated so far.
+    pub calls: u32,
 }
 
 /// A `const` item.
@@ -215,6 +217,9 @@ pub struct Gen<'o> {
     pub ret_range: Option<Range>,
     /// A local that leaves should pick if they can (see `sink`).
     pub focus: Option<String>,
+    /// `discard;` and `return;` statements left for this kernel: more
+    /// would leave few elements that reach the end.
+    pub exits_left: u32,
 }
 
 impl<'o> Gen<'o> {
@@ -240,6 +245,7 @@ impl<'o> Gen<'o> {
             body: BodyKind::Kernel,
             ret_range: None,
             focus: None,
+            exits_left: 2,
         }
     }
 
@@ -325,7 +331,11 @@ impl<'o> Gen<'o> {
         if self.robust {
             Req {
                 depth: self.o.max_expr_depth,
-                mag: Self::mag_cap(ty),
+                mag: if err > 0.0 {
+                    APPROX_MAG
+                } else {
+                    Self::mag_cap(ty)
+                },
                 err,
             }
         } else {
@@ -335,6 +345,26 @@ impl<'o> Gen<'o> {
                 err: f64::INFINITY,
             }
         }
+    }
+
+    /// The requirement of a value written to an output (or scattered):
+    /// approximate within the output budget (and [`APPROX_MAG`]) or, as
+    /// often, exact class of any robust magnitude.
+    pub fn out_req(&mut self, ty: Type) -> Req {
+        let focus_approx = self
+            .focus
+            .as_ref()
+            .is_some_and(|f| self.vars.iter().any(|v| &v.name == f && v.range.err > 0.0));
+        let err = if self.out_err > 0.0
+            && self.out_err.is_finite()
+            && !focus_approx
+            && self.rng.percent(40)
+        {
+            0.0
+        } else {
+            self.out_err
+        };
+        self.top_req(ty, err)
     }
 
     /// `true` if `r` satisfies `req` (always in exact mode).

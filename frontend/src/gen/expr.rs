@@ -22,7 +22,16 @@ const NICE: &[f32] = &[
 /// Literals only exact mode uses: extremes, the edge of exact integers,
 /// values that do not round-trip through decimal nicely.
 const WILD: &[f32] = &[
-    1e-30, 3.0e38, 1e20, -0.0, 16_777_216.0, 0.333_333_34, 1e-7, 65_504.0, 2.0e-38, 1e10,
+    1e-30,
+    3.0e38,
+    1e20,
+    -0.0,
+    16_777_216.0,
+    0.333_333_34,
+    1e-7,
+    65_504.0,
+    2.0e-38,
+    1e10,
 ];
 
 impl Gen<'_> {
@@ -40,10 +49,11 @@ impl Gen<'_> {
         !self.robust || req.err > 0.0
     }
 
-    /// Drops error budgets too small to pay for one rounding, so that
-    /// children are then exact class.
+    /// Drops error budgets too small to pay for the rounding of the
+    /// operations on an approximate value (a tenth of the budget per
+    /// operator, see `add_sub`), so that children are then exact class.
     pub fn norm(&self, req: Req) -> Req {
-        if self.robust && req.err > 0.0 && req.err < 8.0 * ULP * req.mag.max(1.0) {
+        if self.robust && req.err > 0.0 && req.err < 10.0 * ULP * req.mag.max(1.0) {
             req.exact()
         } else {
             req
@@ -60,28 +70,36 @@ impl Gen<'_> {
         }
         let f = &self.o.features;
         let trans = f.transcendentals;
+        // Where approximations are allowed, offer them often: they are
+        // what robust kernels are for.
+        let approx_here = self.robust && req.err > 0.0 && trans;
         let has_mat = self.uniform_of(|t| t == Type::Mat4).is_some();
         let has_array = self.array_of(Type::float(w)).is_some();
-        let has_input = self.in_kernel()
-            && f.gathers
-            && self.inputs_of(Type::float(w)).next().is_some();
-        let has_helper = self.callable_helper(Type::float(w)).is_some();
+        let has_input =
+            self.in_kernel() && f.gathers && self.inputs_of(Type::float(w)).next().is_some();
+        let helper_weight = self.helper_weight(Type::float(w));
         let weights = [
-            2,                                           // neg
-            8,                                           // add/sub
-            7,                                           // mul
-            3,                                           // div
-            if trans { 8 } else { 4 },                   // per-lane built-in
-            if w >= 2 { 4 } else { 0 },                  // constructor
-            4,                                           // swizzle
-            if f.if_expressions { 3 } else { 0 },        // select / if
-            if has_helper { 3 } else { 0 },              // helper call
-            if w == 4 && has_mat { 3 } else { 0 },       // matrix
-            if has_array { 2 } else { 0 },               // array element
-            if has_input { 3 } else { 0 },               // gather
-            if w == 1 && f.integers { 2 } else { 0 },    // int as f32
-            if w != 2 || trans { 3 } else { 0 },         // geometry
-            if self.robust { 0 } else { 1 },             // float %
+            2, // neg
+            8, // add/sub
+            7, // mul
+            3, // div
+            if approx_here {
+                16
+            } else if trans {
+                8
+            } else {
+                4
+            }, // per-lane built-in
+            if w >= 2 { 4 } else { 0 }, // constructor
+            4, // swizzle
+            if f.if_expressions { 3 } else { 0 }, // select / if
+            helper_weight, // helper call
+            if w == 4 && has_mat { 3 } else { 0 }, // matrix
+            if has_array { 2 } else { 0 }, // array element
+            if has_input { 3 } else { 0 }, // gather
+            if w == 1 && f.integers { 2 } else { 0 }, // int as f32
+            if w != 2 || trans { 3 } else { 0 }, // geometry
+            if self.robust { 0 } else { 1 }, // float %
         ];
         for _ in 0..4 {
             let made = match self.rng.weighted(&weights) {
@@ -113,6 +131,9 @@ impl Gen<'_> {
     /// clamped when its range is too wide for `req`.
     pub fn float_leaf(&mut self, w: u8, req: Req) -> Ex {
         let ty = Type::float(w);
+        if let Some(ex) = self.focus_leaf(w, req) {
+            return ex;
+        }
         #[derive(Clone, Copy)]
         enum Leaf {
             Var(usize),
@@ -163,17 +184,23 @@ impl Gen<'_> {
         }
         if w == 1 || req.depth >= 2 || cands.is_empty() {
             cands.push((Leaf::Literal, if cands.is_empty() { 1 } else { 2 }));
+            if cands.len() > 3 {
+                // Plenty of names: literals only now and then.
+                if let Some(last) = cands.last_mut() {
+                    last.1 = 1;
+                }
+            }
         }
         if cands.len() == 1 && req.depth >= 2 && self.rng.percent(70) {
             // Nothing named of this width: take lanes of something named.
             let other: Vec<u8> = (1..=4u8)
-                .filter(|&x| {
-                    x != w && req.depth > min_height(x) && self.has_named(Type::float(x))
-                })
+                .filter(|&x| x != w && req.depth > min_height(x) && self.has_named(Type::float(x)))
                 .collect();
             if let Some(&src) = self.rng.pick(&other) {
                 let x = self.float_leaf(src, req.down(1));
-                let lanes: Vec<u8> = (0..w).map(|_| self.rng.below(u64::from(src)) as u8).collect();
+                let lanes: Vec<u8> = (0..w)
+                    .map(|_| self.rng.below(u64::from(src)) as u8)
+                    .collect();
                 let name = build::swizzle_name(&lanes, self.rng.percent(20));
                 return Ex::new(build::field(x.e, &name), x.r, x.h + 1);
             }
@@ -186,6 +213,9 @@ impl Gen<'_> {
         let ex = match pick {
             Leaf::Var(i) => {
                 self.vars[i].uses += 1;
+                if self.focus.as_deref() == Some(self.vars[i].name.as_str()) {
+                    self.focus = None;
+                }
                 let v = &self.vars[i];
                 Ex::new(build::name(&v.name), v.range, 1)
             }
@@ -215,6 +245,50 @@ impl Gen<'_> {
             }
         };
         self.fit_mag(ex, req)
+    }
+
+    /// The focused local (see [`Gen::focus`]) converted to `w` float lanes:
+    /// `v.xzy`, `n as f32`, `select(b, 1.0, 0.0)`; once, if it fits `req`.
+    fn focus_leaf(&mut self, w: u8, req: Req) -> Option<Ex> {
+        let name = self.focus.clone()?;
+        let i = self.vars.iter().rposition(|v| v.name == name)?;
+        let v = self.vars[i].clone();
+        if v.ty == Type::float(w) || !self.fits(v.range, req) {
+            return None;
+        }
+        let x = Ex::new(build::name(&v.name), v.range, 1);
+        let splat = |x: Ex, rng: &mut super::rng::Rng| {
+            if w == 1 {
+                return x;
+            }
+            let lanes = build::swizzle_name(&vec![0; w as usize], rng.percent(20));
+            Ex::new(build::field(x.e, &lanes), x.r, x.h + 1)
+        };
+        let need = if w == 1 { 2 } else { 3 };
+        let ex = match v.ty {
+            Type::I32 if req.depth >= need => {
+                let c = Ex::new(build::cast(x.e, Type::F32), x.r, 2);
+                splat(c, &mut self.rng)
+            }
+            Type::Bool if req.depth >= need => {
+                let (a, b) = (self.float_literal(req.mag), self.float_literal(req.mag));
+                let r = a.r.union(b.r);
+                let s = Ex::new(build::call("select", vec![x.e, a.e, b.e]), r, 2);
+                splat(s, &mut self.rng)
+            }
+            t if t.is_float() && req.depth >= 2 => {
+                let src = t.float_width().unwrap_or(1);
+                let lanes: Vec<u8> = (0..w)
+                    .map(|_| self.rng.below(u64::from(src)) as u8)
+                    .collect();
+                let lanes = build::swizzle_name(&lanes, self.rng.percent(20));
+                Ex::new(build::field(x.e, &lanes), x.r, 2)
+            }
+            _ => return None,
+        };
+        self.vars[i].uses += 1;
+        self.focus = None;
+        Some(ex)
     }
 
     /// A leaf of range `r` is usable under `req`: its error fits, and its
@@ -434,21 +508,17 @@ impl Gen<'_> {
         }
         let lit = Ex::new(build::float(c as f32), Range::point(c), 1);
         let sub = req.down(2).mag(super::range::ROBUST_MAG).err(req.err);
-        if self.rng.percent(70) {
-            let x = self.float(w, sub);
+        let x = self.float(w, sub);
+        // `x * x + c` repeats x: only for names and literals.
+        if x.h > 1 || (self.robust && x.r.mag() > 64.0) || self.rng.percent(70) {
             let a = x.r.abs();
             let abs = Ex::new(build::call("abs", vec![x.e]), a, x.h + 1);
             let r = abs.r.add(lit.r);
             Some(bin(BinaryOp::Add, abs, lit, r))
         } else {
-            let x = self.float(w, sub.mag(64.0).err(req.err / 128.0));
             let sq = x.r.mul(x.r);
             let sq = Range::new(0.0, sq.hi).with_err(sq.err);
-            let xx = Ex::new(
-                build::binary(BinaryOp::Mul, x.e.clone(), x.e),
-                sq,
-                x.h + 1,
-            );
+            let xx = Ex::new(build::binary(BinaryOp::Mul, x.e.clone(), x.e), sq, x.h + 1);
             let r = sq.add(lit.r);
             Some(bin(BinaryOp::Add, xx, lit, r))
         }
@@ -524,7 +594,9 @@ impl Gen<'_> {
         };
         let src_w = *self.rng.pick(&pool)?;
         let x = self.float(src_w, child);
-        let lanes: Vec<u8> = (0..w).map(|_| self.rng.below(u64::from(src_w)) as u8).collect();
+        let lanes: Vec<u8> = (0..w)
+            .map(|_| self.rng.below(u64::from(src_w)) as u8)
+            .collect();
         let rgba = self.rng.percent(20);
         let name = build::swizzle_name(&lanes, rgba);
         Some(Ex::new(build::field(x.e, &name), x.r, x.h + 1))
@@ -537,7 +609,7 @@ impl Gen<'_> {
         }
         if self.rng.percent(45) {
             let child = req.down(1);
-            let c = self.bool_expr(child.exact());
+            let c = self.live_bool(child.exact());
             let a = self.expr(ty, child);
             let b = self.expr(ty, child);
             let r = a.r.union(b.r);
@@ -550,9 +622,10 @@ impl Gen<'_> {
     /// `if c { a } else [if d { b } else] { e }` of type `ty`.
     fn if_value(&mut self, ty: Type, req: Req) -> Ex {
         let child = req.down(1);
-        let c = self.bool_expr(child.exact());
+        let c = self.live_bool(child.exact());
         let (then, tr, th) = self.branch_value(ty, child);
-        let (else_, er, eh) = if self.rng.percent(25) && child.depth >= 2 {
+        let deep_enough = child.depth > min_height(ty.float_width().unwrap_or(1));
+        let (else_, er, eh) = if self.rng.percent(25) && deep_enough {
             let inner = self.if_value(ty, child);
             (inner.e, inner.r, inner.h)
         } else {
@@ -594,8 +667,14 @@ impl Gen<'_> {
     /// A call of a helper returning `ty`.
     pub fn helper_call(&mut self, ty: Type, req: Req) -> Option<Ex> {
         let i = self.callable_helper(ty)?;
+        self.helpers[i].calls += 1;
         let h = self.helpers[i].clone();
-        let need = 1 + h.params.iter().map(|p| min_height(p.1.float_width().unwrap_or(1))).max().unwrap_or(0);
+        let need = 1 + h
+            .params
+            .iter()
+            .map(|p| min_height(p.1.float_width().unwrap_or(1)))
+            .max()
+            .unwrap_or(0);
         if !self.fits(h.ret_range, req) || req.depth < need.max(2) {
             return None;
         }
@@ -617,13 +696,37 @@ impl Gen<'_> {
         Some(Ex::new(build::call(&h.name, args), h.ret_range, height + 1))
     }
 
-    /// A helper returning `ty` that may be inlined here without exceeding
-    /// the nesting and loop limits.
-    pub fn callable_helper(&mut self, ty: Type) -> Option<usize> {
-        if !self.o.features.helpers {
-            return None;
+    /// The weight of a helper call among the productions of `ty`: high
+    /// while a callable helper has not been called yet.
+    pub fn helper_weight(&self, ty: Type) -> u32 {
+        let ok = self.callable_helpers(ty);
+        if ok.iter().any(|&i| self.helpers[i].calls == 0) {
+            12
+        } else if ok.is_empty() {
+            0
+        } else {
+            2
         }
-        let ok: Vec<usize> = (0..self.helpers.len())
+    }
+
+    /// A helper returning `ty` that may be inlined here without exceeding
+    /// the nesting and loop limits; one not called yet if there is one.
+    pub fn callable_helper(&mut self, ty: Type) -> Option<usize> {
+        let ok = self.callable_helpers(ty);
+        let fresh: Vec<usize> = ok
+            .iter()
+            .copied()
+            .filter(|&i| self.helpers[i].calls == 0)
+            .collect();
+        let pool = if fresh.is_empty() { ok } else { fresh };
+        self.rng.pick(&pool).copied()
+    }
+
+    fn callable_helpers(&self, ty: Type) -> Vec<usize> {
+        if !self.o.features.helpers {
+            return Vec::new();
+        }
+        (0..self.helpers.len())
             .filter(|&i| {
                 let h = &self.helpers[i];
                 h.ret == ty
@@ -632,8 +735,7 @@ impl Gen<'_> {
                     && self.total_trips().saturating_mul(h.trips)
                         <= u64::from(self.o.max_total_trips)
             })
-            .collect();
-        self.rng.pick(&ok).copied()
+            .collect()
     }
 
     /// `m * v` or `v * m` with a `mat4` uniform.

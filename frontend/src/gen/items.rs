@@ -54,7 +54,9 @@ impl Gen<'_> {
             return Vec::new();
         }
         let n = self.rng.range_i64(0, i64::from(self.o.max_consts));
-        (0..n).map(|_| ast::Item::Const(self.const_item())).collect()
+        (0..n)
+            .map(|_| ast::Item::Const(self.const_item()))
+            .collect()
     }
 
     fn const_item(&mut self) -> ast::ConstItem {
@@ -203,10 +205,12 @@ impl Gen<'_> {
 
     fn helper_item(&mut self, idx: usize) -> ast::FnItem {
         let name = format!("h{idx}");
-        let budget = self.rng.range_i64(0, i64::from(self.o.max_helper_statements)) as u32;
+        let budget = self
+            .rng
+            .range_i64(0, i64::from(self.o.max_helper_statements)) as u32;
         let ret = self.helper_type();
         let helper_err = if self.out_err > 0.0 && self.rng.percent(60) {
-            self.out_err / 4.0
+            self.out_err / 2.0
         } else {
             0.0
         };
@@ -229,7 +233,7 @@ impl Gen<'_> {
                     _ => {
                         let m = *self.rng.pick(&[1.0, 4.0, 16.0, 64.0]).unwrap_or(&4.0);
                         let e = if self.out_err > 0.0 && self.rng.percent(50) {
-                            self.out_err / 16.0
+                            self.out_err / 8.0
                         } else {
                             0.0
                         };
@@ -247,7 +251,7 @@ impl Gen<'_> {
                 reserve_mag: 0.0,
                 reserve_err: 0.0,
                 loop_level: 0,
-                uses: 1,
+                uses: 0,
             };
             self.declare(v);
             params.push(param(name, build::type_expr(ty), mutable));
@@ -269,6 +273,7 @@ impl Gen<'_> {
             nesting: self.nesting_seen,
             loop_nesting: self.loop_nesting_seen,
             trips: self.trips_seen,
+            calls: 0,
         });
         ast::FnItem {
             name: build::ident(&name),
@@ -304,7 +309,11 @@ impl Gen<'_> {
                 4 => Type::I32,
                 5 => Type::Bool,
                 6 => {
-                    let mut elems = vec![ScalarOrVector::F32, ScalarOrVector::Vec4, ScalarOrVector::Vec2];
+                    let mut elems = vec![
+                        ScalarOrVector::F32,
+                        ScalarOrVector::Vec4,
+                        ScalarOrVector::Vec2,
+                    ];
                     if f.integers {
                         elems.push(ScalarOrVector::I32);
                     }
@@ -359,7 +368,12 @@ impl Gen<'_> {
         for i in 0..n_out {
             let t = *self
                 .rng
-                .pick(&[OutputType::F32, OutputType::F32, OutputType::Vec2, OutputType::Vec4])
+                .pick(&[
+                    OutputType::F32,
+                    OutputType::F32,
+                    OutputType::Vec2,
+                    OutputType::Vec4,
+                ])
                 .unwrap_or(&OutputType::F32);
             let name = format!("out{i}");
             params.push(param(&name, build::output_type(t), false));
@@ -438,13 +452,12 @@ impl Gen<'_> {
         self.budget -= outputs.len() as u32;
         for (out, ty) in &outputs {
             let t = ty.value_type();
-            let v = self.expr(t, self.top_req(t, self.out_err));
+            let req = self.out_req(t);
+            let v = self.live_expr(t, req);
             body.push(build::assign(build::name(out), None, v.e));
         }
-        let finals = self
-            .rng
-            .range_i64(0, i64::from((self.budget / 3).min(outputs.len() as u32)))
-            as u32;
+        let most = (self.budget / 3).min(outputs.len() as u32 + 1);
+        let finals = self.rng.range_i64(i64::from(most.min(1)), i64::from(most)) as u32;
         self.budget -= finals;
         if self.budget > 0 {
             let n = self.budget;
@@ -456,7 +469,16 @@ impl Gen<'_> {
                 break;
             }
             self.budget -= 1;
+            // Pull a local nothing has read into the output.
+            let unused: Vec<String> = self
+                .vars
+                .iter()
+                .filter(|v| v.uses == 0 && v.role == Role::Local)
+                .map(|v| v.name.clone())
+                .collect();
+            self.focus = self.rng.pick(&unused).cloned();
             body.extend(self.output_stmt().unwrap_or_default());
+            self.focus = None;
         }
         let marker = marker.is_some();
         self.pop_scope();

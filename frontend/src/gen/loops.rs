@@ -60,10 +60,10 @@ impl Gen<'_> {
         let hi_uniform = i64::from(LOOP_BOUND_MAX);
         let room_i = room as i64;
         let weights = [
-            5,                                                   // literals
-            if uniforms.is_empty() { 0 } else { 3 },             // 0..u
-            if uniforms.is_empty() { 0 } else { 1 },             // u..c
-            if consts.is_empty() { 0 } else { 2 },               // a..K (+ c)
+            5,                                       // literals
+            if uniforms.is_empty() { 0 } else { 3 }, // 0..u
+            if uniforms.is_empty() { 0 } else { 1 }, // u..c
+            if consts.is_empty() { 0 } else { 2 },   // a..K (+ c)
         ];
         let (start, end, lo, hi) = match self.rng.weighted(&weights)? {
             1 => {
@@ -111,7 +111,12 @@ impl Gen<'_> {
         self.declare(var);
         let body = self.loop_body(trips, Vec::new());
         self.pop_scope();
-        Some(vec![build::for_(&name, start, end, build::block(body, None))])
+        Some(vec![build::for_(
+            &name,
+            start,
+            end,
+            build::block(body, None),
+        )])
     }
 
     /// A counter `let mut w = 0;` for a loop of at most `trips` iterations
@@ -140,11 +145,7 @@ impl Gen<'_> {
         self.budget -= 2;
         let trips = self.rng.range_i64(1, room as i64) as u64;
         let (name, decl, inc) = self.counter(trips);
-        let bound = build::binary(
-            BinaryOp::Lt,
-            build::name(&name),
-            build::int(trips as i64),
-        );
+        let bound = build::binary(BinaryOp::Lt, build::name(&name), build::int(trips as i64));
         let cond: Expr = match self.rng.below(3) {
             0 => bound,
             1 => build::binary(BinaryOp::And, bound, self.sub_condition().e),
@@ -163,11 +164,7 @@ impl Gen<'_> {
         self.budget -= 4;
         let trips = self.rng.range_i64(1, room as i64) as u64;
         let (name, decl, inc) = self.counter(trips);
-        let over = build::binary(
-            BinaryOp::Gt,
-            build::name(&name),
-            build::int(trips as i64),
-        );
+        let over = build::binary(BinaryOp::Gt, build::name(&name), build::int(trips as i64));
         // The condition is generated inside the loop (for the nesting and
         // scope of its names), but before the body's statements.
         self.loops.push(LoopFrame { trips });

@@ -64,7 +64,7 @@ use range::OUT_ERR_TRANSCENDENTAL;
 
 /// Salt of the random stream that chooses literal spellings, so that
 /// printing never shifts the program's own choices.
-const PRINT_SALT: u64 = 0x7072_696E_74;
+const PRINT_SALT: u64 = 0x0070_7269_6E74;
 
 /// A generated program and what is known about it.
 #[derive(Clone, Debug)]

@@ -206,9 +206,7 @@ impl GenOptions {
         o.max_consts = o.max_consts.min(16);
         o.max_uniforms = o.max_uniforms.min(24);
         o.max_inputs = o.max_inputs.clamp(0, o.target.max_inputs() as u32);
-        o.max_outputs = o
-            .max_outputs
-            .clamp(1, o.target.max_outputs() as u32);
+        o.max_outputs = o.max_outputs.clamp(1, o.target.max_outputs() as u32);
         o.max_nesting = o.max_nesting.min(32);
         o.max_loop_nesting = o.max_loop_nesting.min(o.max_nesting);
         o

@@ -9,8 +9,8 @@
 
 use super::rng::Rng;
 use crate::ast::{
-    AssignOp, Block, Expr, ExprKind, File, IntRadix, Item, Param, Stmt, StmtKind,
-    TypeExpr, TypeExprKind, UnaryOp,
+    AssignOp, Block, Expr, ExprKind, File, IntRadix, Item, Param, Stmt, StmtKind, TypeExpr,
+    TypeExprKind, UnaryOp,
 };
 
 /// Whether (and with which random choices) to vary literal spellings.
@@ -93,7 +93,7 @@ fn type_text(t: &TypeExpr) -> String {
 fn underscored(digits: &str) -> String {
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('_');
         }
         out.push(c);
@@ -340,37 +340,34 @@ impl Printer {
         let mut cur = e;
         let mut last: Option<&Block> = None;
         let mut wrapped: Option<Block> = None;
-        loop {
-            match &cur.kind {
-                ExprKind::If { cond, then, else_ } => {
-                    let c = self.expr(cond, 1);
-                    parts.push((Some(c), then));
-                    match else_.as_deref() {
-                        Some(next @ Expr {
-                            kind: ExprKind::If { .. },
-                            ..
-                        }) => cur = next,
-                        Some(Expr {
-                            kind: ExprKind::Block(b),
-                            ..
-                        }) => {
-                            last = Some(b);
-                            break;
-                        }
-                        Some(other) => {
-                            // Not a form the parser makes; print it as
-                            // the value of an `else` block.
-                            wrapped = Some(Block {
-                                stmts: Vec::new(),
-                                tail: Some(Box::new(other.clone())),
-                                span: other.span,
-                            });
-                            break;
-                        }
-                        None => break,
-                    }
+        while let ExprKind::If { cond, then, else_ } = &cur.kind {
+            let c = self.expr(cond, 1);
+            parts.push((Some(c), then));
+            match else_.as_deref() {
+                Some(
+                    next @ Expr {
+                        kind: ExprKind::If { .. },
+                        ..
+                    },
+                ) => cur = next,
+                Some(Expr {
+                    kind: ExprKind::Block(b),
+                    ..
+                }) => {
+                    last = Some(b);
+                    break;
                 }
-                _ => break,
+                Some(other) => {
+                    // Not a form the parser makes; print it as the value
+                    // of an `else` block.
+                    wrapped = Some(Block {
+                        stmts: Vec::new(),
+                        tail: Some(Box::new(other.clone())),
+                        span: other.span,
+                    });
+                    break;
+                }
+                None => break,
             }
         }
         if let Some(b) = last.or(wrapped.as_ref()) {
@@ -383,10 +380,7 @@ impl Printer {
         if simple {
             let mut text = String::new();
             for (i, (c, b)) in parts.iter().enumerate() {
-                let v = b
-                    .tail
-                    .as_ref()
-                    .map_or(String::new(), |t| self.expr(t, 0));
+                let v = b.tail.as_ref().map_or(String::new(), |t| self.expr(t, 0));
                 match (i, c) {
                     (0, Some(c)) => text.push_str(&format!("if {c} {{ {v} }}")),
                     (_, Some(c)) => text.push_str(&format!(" else if {c} {{ {v} }}")),
@@ -458,6 +452,7 @@ impl Printer {
 mod tests {
     use super::super::build::*;
     use super::*;
+    use crate::ast::BinaryOp;
     use crate::types::Type;
 
     fn show(e: Expr) -> String {
@@ -478,7 +473,10 @@ mod tests {
         assert_eq!(show(binary(BinaryOp::Sub, a(), sum.clone())), "a - (a + b)");
         assert_eq!(show(binary(BinaryOp::Add, sum.clone(), a())), "a + b + a");
         let lt = binary(BinaryOp::Lt, a(), b());
-        assert_eq!(show(binary(BinaryOp::Eq, lt.clone(), lt)), "(a < b) == (a < b)");
+        assert_eq!(
+            show(binary(BinaryOp::Eq, lt.clone(), lt)),
+            "(a < b) == (a < b)"
+        );
         assert_eq!(show(unary(UnaryOp::Neg, float(-1.0))), "-(-1.0)");
         assert_eq!(show(field(float(1.5), "xx")), "(1.5).xx");
         assert_eq!(show(field(sum, "x")), "(a + b).x");

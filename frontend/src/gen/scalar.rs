@@ -44,22 +44,22 @@ impl Gen<'_> {
         }
         let native = self.native_ints();
         let bools = f.bools;
-        let has_helper = self.callable_helper(Type::I32).is_some();
+        let helper_weight = self.helper_weight(Type::I32);
         let has_array = self.array_of(Type::I32).is_some();
         let weights = [
-            2,                                   // neg
-            7,                                   // add/sub
-            4,                                   // mul
-            if native { 2 } else { 0 },          // div/rem
-            if native { 3 } else { 0 },          // bitwise
-            if native { 2 } else { 0 },          // shifts
-            if native { 1 } else { 0 },          // bitwise not
-            3,                                   // abs/min/max/clamp/sign
-            3,                                   // float as i32
-            if bools { 1 } else { 0 },           // bool as i32
-            2,                                   // select / if
-            if has_helper { 2 } else { 0 },      // helper
-            if has_array { 2 } else { 0 },       // array element
+            2,                             // neg
+            7,                             // add/sub
+            4,                             // mul
+            if native { 2 } else { 0 },    // div/rem
+            if native { 3 } else { 0 },    // bitwise
+            if native { 2 } else { 0 },    // shifts
+            if native { 1 } else { 0 },    // bitwise not
+            3,                             // abs/min/max/clamp/sign
+            3,                             // float as i32
+            if bools { 1 } else { 0 },     // bool as i32
+            2,                             // select / if
+            helper_weight,                 // helper
+            if has_array { 2 } else { 0 }, // array element
         ];
         for _ in 0..4 {
             let made = match self.rng.weighted(&weights) {
@@ -266,7 +266,12 @@ impl Gen<'_> {
             b
         };
         let r = Range::sym(a.r.mag() * 16.0);
-        Some(bin(BinaryOp::Shl, a, b, if self.robust { r } else { Range::any() }))
+        Some(bin(
+            BinaryOp::Shl,
+            a,
+            b,
+            if self.robust { r } else { Range::any() },
+        ))
     }
 
     fn int_not(&mut self, req: Req) -> Option<Ex> {
@@ -338,7 +343,8 @@ impl Gen<'_> {
     /// inside the array; in robust mode always inside it.
     pub fn array_index(&mut self, len: u16, req: Req) -> Ex {
         let last = f64::from(len) - 1.0;
-        let simple = self.o.target == Target::X1k || self.rng.percent(50);
+        // A clamp around a computed index needs a level of its own.
+        let simple = self.o.target == Target::X1k || req.depth < 2 || self.rng.percent(50);
         if simple {
             let mut cands: Vec<Ex> = Vec::new();
             for v in &self.vars {
@@ -427,16 +433,16 @@ impl Gen<'_> {
         if req.depth <= 1 {
             return self.bool_leaf();
         }
-        let has_helper = self.callable_helper(Type::Bool).is_some();
+        let helper_weight = self.helper_weight(Type::Bool);
         let weights = [
-            if bools { 2 } else { 0 },      // leaf
-            8,                              // float comparison
-            if ints { 4 } else { 0 },       // int comparison
-            if bools { 2 } else { 0 },      // !b
-            if bools { 4 } else { 0 },      // && ||
-            if bools { 1 } else { 0 },      // == != on bools
-            if bools { 1 } else { 0 },      // select / if
-            if has_helper { 1 } else { 0 }, // helper
+            if bools { 2 } else { 0 }, // leaf
+            8,                         // float comparison
+            if ints { 4 } else { 0 },  // int comparison
+            if bools { 2 } else { 0 }, // !b
+            if bools { 4 } else { 0 }, // && ||
+            if bools { 1 } else { 0 }, // == != on bools
+            if bools { 1 } else { 0 }, // select / if
+            helper_weight,             // helper
         ];
         for _ in 0..4 {
             let made = match self.rng.weighted(&weights) {
@@ -516,18 +522,25 @@ impl Gen<'_> {
     fn compare(&mut self, ty: Type, req: Req) -> Ex {
         let child = req.down(1).exact().mag(Gen::mag_cap(ty));
         let a = self.expr(ty, child);
-        let b = self.expr(ty, child);
+        let mut b = self.expr(ty, child);
+        if b.e == a.e {
+            // `x < x` is constant.
+            b = self.expr(ty, child);
+        }
         let ops = [
             BinaryOp::Lt,
             BinaryOp::Le,
             BinaryOp::Gt,
             BinaryOp::Ge,
-            BinaryOp::Lt,
-            BinaryOp::Gt,
             BinaryOp::Eq,
             BinaryOp::Ne,
         ];
-        let op = *self.rng.pick(&ops).unwrap_or(&BinaryOp::Lt);
+        // Float equality is almost always false (and `!=` true): rarer.
+        let eq_weight = if ty == Type::F32 { 1 } else { 3 };
+        let op = ops[self
+            .rng
+            .weighted(&[4, 3, 4, 3, eq_weight, eq_weight])
+            .unwrap_or(0)];
         bin(op, a, b, Range::new(0.0, 1.0))
     }
 }

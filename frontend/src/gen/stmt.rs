@@ -47,17 +47,37 @@ impl Gen<'_> {
         let has_scatters = self.env.as_ref().is_some_and(|e| !e.scatters.is_empty());
         let assignable = self.vars.iter().any(|v| v.mutable);
         let weights = [
-            6,                                                           // let
-            if assignable { 6 } else { 0 },                              // assign
-            if has_outputs { 2 } else { 0 },                             // output
-            if has_scatters { 2 } else { 0 },                            // scatter
-            if nest { 3 } else { 0 },                                    // if
-            if loops_ok && f.for_loops { 2 } else { 0 },                 // for
-            if loops_ok && f.while_loops && self.budget >= 4 { 1 } else { 0 }, // while
-            if loops_ok && f.while_loops && self.budget >= 5 && self.nesting + 2 <= self.o.max_nesting { 1 } else { 0 }, // loop
-            if nest && in_loop && f.while_loops { 2 } else { 0 },        // break / continue
-            if nest && kernel && f.discard_return { 1 } else { 0 },      // discard / return
-            if nest && helper { 2 } else { 0 },                          // return value
+            6,                                           // let
+            if assignable { 6 } else { 0 },              // assign
+            if has_outputs { 2 } else { 0 },             // output
+            if has_scatters { 2 } else { 0 },            // scatter
+            if nest { 3 } else { 0 },                    // if
+            if loops_ok && f.for_loops { 2 } else { 0 }, // for
+            if loops_ok && f.while_loops && self.budget >= 4 {
+                1
+            } else {
+                0
+            }, // while
+            if loops_ok
+                && f.while_loops
+                && self.budget >= 5
+                && self.nesting + 2 <= self.o.max_nesting
+            {
+                1
+            } else {
+                0
+            }, // loop
+            if nest && in_loop && f.while_loops {
+                2
+            } else {
+                0
+            }, // break / continue
+            if nest && kernel && f.discard_return && self.exits_left > 0 {
+                1
+            } else {
+                0
+            }, // discard / return
+            if nest && helper { 2 } else { 0 },          // return value
         ];
         self.budget -= 1;
         let made = match self.rng.weighted(&weights) {
@@ -106,7 +126,7 @@ impl Gen<'_> {
         let name = self.fresh(Self::prefix(ty));
         // Exact-class locals can feed branches; approximate ones cannot.
         let err = if ty.is_float() && self.out_err > 0.0 && self.rng.percent(50) {
-            self.out_err / 4.0
+            self.out_err / 2.0
         } else {
             0.0
         };
@@ -118,15 +138,25 @@ impl Gen<'_> {
             let req = self.top_req(ty, err);
             let init = self.expr(ty, req);
             let r = init.r;
-            (init, self.simple_var(name.clone(), ty, mutable, Role::Local, r))
+            (
+                init,
+                self.simple_var(name.clone(), ty, mutable, Role::Local, r),
+            )
         } else {
             let cap = Gen::mag_cap(ty);
             let choices: &[f64] = if ty == Type::I32 {
                 &[16.0, 256.0, 4096.0, 65536.0]
+            } else if err > 0.0 {
+                &[4.0, 16.0, 32.0]
             } else {
                 &[4.0, 16.0, 64.0, 256.0, 1024.0]
             };
             let base = *self.rng.pick(choices).unwrap_or(&16.0);
+            let cap = if err > 0.0 {
+                super::range::APPROX_MAG
+            } else {
+                cap
+            };
             let reserve = (base * [0.0, 1.0, 4.0][self.rng.index(3)]).min(cap - base);
             let req = self.top_req(ty, err / 2.0).mag(base);
             let init = self.expr(ty, req);
@@ -159,12 +189,12 @@ impl Gen<'_> {
         let vector = v.ty.is_vector();
         let swz = vector && self.o.features.swizzle_writes;
         let weights = [
-            4,                                          // plain
-            if v.ty == Type::Bool { 0 } else { 3 },     // += -=
-            if v.ty == Type::Bool { 0 } else { 1 },     // *=
-            if v.ty == Type::Bool { 0 } else { 1 },     // /=
-            if swz { 3 } else { 0 },                    // v.xz = ..
-            if swz { 1 } else { 0 },                    // v.xz += ..
+            4,                                      // plain
+            if v.ty == Type::Bool { 0 } else { 3 }, // += -=
+            if v.ty == Type::Bool { 0 } else { 1 }, // *=
+            if v.ty == Type::Bool { 0 } else { 1 }, // /=
+            if swz { 3 } else { 0 },                // v.xz = ..
+            if swz { 1 } else { 0 },                // v.xz += ..
         ];
         let target = build::name(&v.name);
         match self.rng.weighted(&weights)? {
@@ -260,7 +290,12 @@ impl Gen<'_> {
         let q = self.expr(qty, req);
         let v = &mut self.vars[i];
         v.reserve_mag -= q.r.mag() * times;
-        v.reserve_err -= q.r.err * times + if q.r.err > 0.0 { ULP * v.range.mag() * times } else { rounding };
+        v.reserve_err -= q.r.err * times
+            + if q.r.err > 0.0 {
+                ULP * v.range.mag() * times
+            } else {
+                rounding
+            };
         v.reserve_err = v.reserve_err.max(0.0);
         Some(q)
     }
@@ -335,7 +370,8 @@ impl Gen<'_> {
         let outs = self.env.as_ref()?.outputs.clone();
         let (name, ty) = self.rng.pick(&outs)?.clone();
         let t = ty.value_type();
-        let value = self.expr(t, self.top_req(t, self.out_err));
+        let req = self.out_req(t);
+        let value = self.live_expr(t, req);
         Some(vec![build::assign(build::name(&name), None, value.e)])
     }
 
@@ -349,23 +385,48 @@ impl Gen<'_> {
             let req = self.top_req(Type::Vec2, f64::INFINITY);
             self.position(req).e
         };
-        let value = self.expr(Type::F32, self.top_req(Type::F32, self.out_err));
-        Some(vec![build::assign(
-            build::index(&name, pos),
-            None,
-            value.e,
-        )])
+        let req = self.out_req(Type::F32);
+        let value = self.live_expr(Type::F32, req);
+        Some(vec![build::assign(build::index(&name, pos), None, value.e)])
     }
 
     /// A condition: an exact `bool` of full depth.
     pub fn condition(&mut self) -> Ex {
-        self.bool_expr(self.top_req(Type::Bool, 0.0))
+        let req = self.top_req(Type::Bool, 0.0);
+        self.live_bool(req)
     }
 
     /// A condition one level shallower, to combine with a loop bound.
     pub fn sub_condition(&mut self) -> Ex {
         let req = self.top_req(Type::Bool, 0.0);
-        self.bool_expr(req.down(1))
+        self.live_bool(req.down(1))
+    }
+
+    /// A value of `ty` that is not a constant, if a few tries find one:
+    /// an output written with a constant makes earlier work dead code.
+    pub fn live_expr(&mut self, ty: Type, req: Req) -> Ex {
+        let mut x = self.expr(ty, req);
+        for _ in 0..4 {
+            if !build::is_constant(&x.e) {
+                break;
+            }
+            x = self.expr(ty, req);
+        }
+        x
+    }
+
+    /// A `bool` that depends on the element (not only on literals and
+    /// constants), if a few tries find one: a constant condition makes
+    /// one branch dead code.
+    pub fn live_bool(&mut self, req: Req) -> Ex {
+        let mut c = self.bool_expr(req);
+        for _ in 0..4 {
+            if !build::is_constant(&c.e) {
+                break;
+            }
+            c = self.bool_expr(req);
+        }
+        c
     }
 
     /// `if c { .. } [else if d { .. }] [else { .. }]`.
@@ -407,7 +468,7 @@ impl Gen<'_> {
         if self.rng.percent(70) {
             s.extend(self.sink());
         }
-        if self.budget > 0 && self.rng.percent(12) {
+        if self.budget > 0 && self.rng.percent(8) {
             let kernel_exit = self.in_kernel() && self.o.features.discard_return;
             let loop_exit = !self.loops.is_empty() && self.o.features.while_loops;
             if let Some(exit) = self.exit(kernel_exit, loop_exit) {
@@ -429,13 +490,17 @@ impl Gen<'_> {
             return Some(build::return_(Some(v.e)));
         }
         let mut choices = Vec::new();
-        if kernel_exit {
+        if kernel_exit && self.exits_left > 0 {
             choices.extend([0, 1]);
         }
         if loop_exit {
             choices.extend([2, 3]);
         }
-        Some(match *self.rng.pick(&choices)? {
+        let pick = *self.rng.pick(&choices)?;
+        if pick < 2 {
+            self.exits_left -= 1;
+        }
+        Some(match pick {
             0 => build::discard(),
             1 => build::return_(None),
             2 => build::break_(),
@@ -459,7 +524,16 @@ impl Gen<'_> {
     }
 
     fn guarded_exit(&mut self, kernel_exit: bool, loop_exit: bool) -> Vec<Stmt> {
-        let c = self.condition();
+        let mut c = self.condition();
+        if kernel_exit {
+            // A condition that only uniforms decide would end every element.
+            for _ in 0..4 {
+                if self.per_element(&c.e) && !constant_disjunct(&c.e) {
+                    break;
+                }
+                c = self.condition();
+            }
+        }
         self.budget = self.budget.saturating_sub(1);
         self.enter();
         let exit = self.exit(kernel_exit, loop_exit);
@@ -487,26 +561,24 @@ impl Gen<'_> {
             .collect();
         let vi = *self.rng.pick(&unused)?;
         let (name, ty) = (self.vars[vi].name.clone(), self.vars[vi].ty);
+        // Targets of the same type, or of a float type the local converts
+        // to (see `focus_leaf`).
+        let takes = |t: Type| t == ty || (t.is_float() && ty != Type::Bool) || t == Type::F32;
         let outer: Vec<usize> = (0..mark)
-            .filter(|&i| self.vars[i].mutable && self.vars[i].ty == ty)
+            .filter(|&i| self.vars[i].mutable && takes(self.vars[i].ty))
             .collect();
-        let outs: Vec<String> = self
-            .env
-            .iter()
-            .flat_map(|e| e.outputs.iter())
-            .filter(|(_, t)| t.value_type() == ty)
-            .map(|(n, _)| n.clone())
-            .collect();
-        if outer.is_empty() && outs.is_empty() {
+        let has_outputs = self.env.as_ref().is_some_and(|e| !e.outputs.is_empty());
+        if outer.is_empty() && !has_outputs {
             return None;
         }
         self.budget -= 1;
         self.focus = Some(name);
-        let made = if !outer.is_empty() && (outs.is_empty() || self.rng.percent(60)) {
+        let made = if !outer.is_empty() && (!has_outputs || self.rng.percent(60)) {
             let ti = *self.rng.pick(&outer)?;
+            let tty = self.vars[ti].ty;
             let target = build::name(&self.vars[ti].name);
-            let additive = if ty != Type::Bool && self.rng.percent(50) {
-                self.additive(ti, ty)
+            let additive = if tty != Type::Bool && self.rng.percent(50) {
+                self.additive(ti, tty)
             } else {
                 None
             };
@@ -514,21 +586,71 @@ impl Gen<'_> {
                 Some(q) => build::assign(target, Some(BinaryOp::Add), q.e),
                 None => {
                     let v = self.vars[ti].clone();
-                    let value = self.expr(ty, self.plain_req(&v));
+                    let value = self.expr(tty, self.plain_req(&v));
                     build::assign(target, None, value.e)
                 }
             }
         } else {
-            let out = self.rng.pick(&outs)?.clone();
-            let value = self.expr(ty, self.top_req(ty, self.out_err));
-            build::assign(build::name(&out), None, value.e)
+            self.output_stmt()?.pop()?
         };
         self.focus = None;
         Some(made)
     }
 
+    /// `true` if `e` reads an input stream or `index()`, so that its
+    /// value differs between elements.
+    fn per_element(&self, e: &crate::ast::Expr) -> bool {
+        use crate::ast::ExprKind as K;
+        let inputs: Vec<&str> = self
+            .env
+            .iter()
+            .flat_map(|e| e.inputs.iter().map(|(n, _)| n.as_str()))
+            .collect();
+        let mut found = false;
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            match &x.kind {
+                K::Name(id) if inputs.contains(&id.name.as_str()) => found = true,
+                K::Call { callee, args } => {
+                    found |= callee.name == "index";
+                    stack.extend(args);
+                }
+                K::Unary { operand, .. } | K::Cast { operand, .. } => stack.push(operand),
+                K::Binary { lhs, rhs, .. } => stack.extend([&**lhs, &**rhs]),
+                K::Field { base, .. } => stack.push(base),
+                K::Index { base, index } => stack.extend([&**base, &**index]),
+                K::If { cond, then, else_ } => {
+                    stack.push(cond);
+                    stack.extend(then.tail.as_deref());
+                    stack.extend(else_.as_deref());
+                }
+                K::Block(b) => stack.extend(b.tail.as_deref()),
+                _ => {}
+            }
+        }
+        found
+    }
+
     /// Records a helper's returned range.
     pub fn note_return(&mut self, r: Range) {
         self.ret_range = Some(self.ret_range.map_or(r, |x| x.union(r)));
+    }
+}
+
+/// `true` if `e` is `a || b` with a constant `a` or `b` (at any depth of
+/// `||`): likely always true.
+fn constant_disjunct(e: &crate::ast::Expr) -> bool {
+    match &e.kind {
+        crate::ast::ExprKind::Binary {
+            op: BinaryOp::Or,
+            lhs,
+            rhs,
+        } => {
+            build::is_constant(lhs)
+                || build::is_constant(rhs)
+                || constant_disjunct(lhs)
+                || constant_disjunct(rhs)
+        }
+        _ => false,
     }
 }
