@@ -1,1 +1,49 @@
-//! `ctm`: the driver API (`compile`, `simulate`) and the `ctmc` binary.
+//! `ctm`: the driver of the ctm toolchain and the library behind `ctmc`.
+//!
+//! It owns the steps around the compiler proper:
+//!
+//! - [`compile`](mod@compile): front end for a target, entry-point choice,
+//!   `--emit` artifacts ([`compile()`], [`check_source`], [`emit`]);
+//! - [`args`]: binding `--domain`/`--input`/`--uniform` data to an entry
+//!   point's parameters ([`bind_inputs`]);
+//! - [`simulate`](mod@simulate): running on a target ([`simulate()`]) and
+//!   comparing with the reference interpreter ([`check_against_reference`]);
+//! - [`compare`]: the test tolerance of spec §7;
+//! - [`io`]: `.npy` and raw files, generated streams, uniform values;
+//! - [`stats`] and [`trace`]: `--stats` and `--trace` output.
+//!
+//! A typical run, as `ctmc FILE.ck --target ref --simulate` does it:
+//!
+//! ```no_run
+//! use ctm::{CompileOptions, RunInputs, SimulateOptions, Target};
+//! let source = std::fs::read_to_string("examples/saxpy.ck")?;
+//! let options = CompileOptions { target: Target::Ref, ..Default::default() };
+//! let compilation = ctm::compile(&source, &options)?;
+//! let data = ctm::bind_inputs(compilation.entry(), &RunInputs::default())?;
+//! let run = ctm::simulate(&compilation, &data, &SimulateOptions::default())?;
+//! println!("{}", run.stats.to_json_line());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The x1k and r700 backends are not built yet: their arms of [`emit`] and
+//! [`simulate()`] say so with typed errors, and are where they plug in.
+
+pub mod args;
+pub mod compare;
+pub mod compile;
+pub mod io;
+pub mod simulate;
+pub mod stats;
+pub mod trace;
+
+pub use args::{ArgsError, Domain, RunData, RunInputs, bind_inputs, check_output_names};
+pub use compile::{
+    Checked, Compilation, CompileError, CompileOptions, EmitError, EmitKind, Emitted, Missing,
+    OptLevel, check_source, compile, emit,
+};
+pub use ctm_frontend::Target;
+pub use simulate::{
+    CheckReport, RunOutput, SimulateError, SimulateOptions, Simulation, check_against_reference,
+    simulate,
+};
+pub use stats::Stats;

@@ -16,6 +16,7 @@ pub mod interp;
 pub mod lexer;
 pub mod numerics;
 pub mod parser;
+pub mod print;
 pub mod span;
 pub mod tast;
 pub mod types;
@@ -62,8 +63,13 @@ pub fn compile(source: &str, options: &CheckOptions) -> Compiled {
             }
             Some(file) => {
                 // Report semantic errors too, but never produce a program.
+                // Placeholders left by syntax errors would make outputs look
+                // unassigned: that analysis is not reported here.
                 let (_, more) = check::check(&file, options);
-                diagnostics.extend(more);
+                diagnostics.extend(
+                    more.into_iter()
+                        .filter(|d| d.code != Code::OutputNotAssigned),
+                );
                 None
             }
             None => None,

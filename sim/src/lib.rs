@@ -1,5 +1,11 @@
 //! `ctm-sim`: cycle-counting simulators of the X1K (CTM device) and R700.
 //!
-//! It will own both machines' functional and cycle models, the memory
-//! formats, statistics and traces. It decodes with the backends' `isa`
-//! modules so that one definition of every bit field serves everyone.
+//! Each machine decodes with its backend's `isa` module, so one definition
+//! of every bit field serves the compiler and the simulator. The simulators
+//! are models of the chips, not of ctm's compiler: they run any valid
+//! program.
+//!
+//! - [`x1k`]: the CTM device (command processor, memory controller,
+//!   conditional unit) and the X1K data-parallel processor array.
+
+pub mod x1k;

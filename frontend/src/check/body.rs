@@ -32,6 +32,8 @@ pub(super) enum Found {
     Const(usize),
     Fn(FuncId),
     Entry,
+    /// A kernel parameter whose declaration failed: uses are not reported.
+    Failed,
     Nothing,
 }
 
@@ -52,6 +54,11 @@ pub(super) struct Cx<'c, 'a> {
     poisoned: Vec<bool>,
     /// Kernel parameters (empty for other bodies).
     pub params: Vec<tast::KernelParam>,
+    /// Names of kernel parameters whose declaration failed.
+    pub failed_params: Vec<String>,
+    /// Some statement or expression failed to check (errors were reported),
+    /// so whole-body analyses would only repeat them.
+    pub tainted: bool,
 }
 
 impl<'c, 'a> Cx<'c, 'a> {
@@ -67,6 +74,8 @@ impl<'c, 'a> Cx<'c, 'a> {
             loop_vars: Vec::new(),
             poisoned: Vec::new(),
             params: Vec::new(),
+            failed_params: Vec::new(),
+            tainted: false,
         }
     }
 
@@ -119,6 +128,9 @@ impl<'c, 'a> Cx<'c, 'a> {
         }
         if let Some(p) = self.params.iter().position(|p| p.name == name) {
             return Found::Param(ParamId(p as u32));
+        }
+        if self.failed_params.iter().any(|p| p == name) {
+            return Found::Failed;
         }
         match self.ck.items.get(name) {
             Some(ItemRef::Const(i)) => Found::Const(*i),
@@ -196,19 +208,24 @@ impl<'a> Checker<'a> {
 
     /// Checks a kernel: its parameters and body.
     pub(super) fn check_kernel(&mut self, k: &'a ast::KernelItem) -> tast::Kernel {
-        let params = self.check_kernel_params(k);
+        let (params, failed) = self.check_kernel_params(k);
         let mut cx = Cx::new(self, BodyKind::Kernel);
         cx.params = params;
+        cx.failed_params = failed;
         cx.push_scope();
         let body = cx.check_body_block(&k.body, Type::Unit, None);
         cx.pop_scope();
         cx.warn_unused(0);
-        let has_output = cx
-            .params
-            .iter()
-            .any(|p| matches!(p.kind, ParamKind::Output(_) | ParamKind::Scatter));
+        let has_output = !cx.failed_params.is_empty()
+            || cx
+                .params
+                .iter()
+                .any(|p| matches!(p.kind, ParamKind::Output(_) | ParamKind::Scatter));
         let params = cx.params;
         let locals = cx.locals;
+        if cx.tainted {
+            self.tainted_kernels.push(k.name.name.clone());
+        }
         if !has_output {
             self.error(
                 Diagnostic::new(
@@ -229,8 +246,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_kernel_params(&mut self, k: &'a ast::KernelItem) -> Vec<tast::KernelParam> {
+    /// The kernel's parameters, and the names of those that failed to check.
+    fn check_kernel_params(
+        &mut self,
+        k: &'a ast::KernelItem,
+    ) -> (Vec<tast::KernelParam>, Vec<String>) {
         let mut out: Vec<tast::KernelParam> = Vec::new();
+        let mut failed = Vec::new();
         for p in &k.params {
             if let Some(prev) = out.iter().find(|q| q.name == p.name.name) {
                 let prev = prev.span;
@@ -266,6 +288,7 @@ impl<'a> Checker<'a> {
                         )
                         .with_label("not allowed here"),
                     );
+                    failed.push(p.name.name.clone());
                     continue;
                 }
                 Some(Resolved::Type(t)) => ParamKind::Uniform(t),
@@ -282,9 +305,13 @@ impl<'a> Checker<'a> {
                         .with_label("not a uniform type")
                         .with_help(format!("did you mean `In<{}>`?", s.name())),
                     );
+                    failed.push(p.name.name.clone());
                     continue;
                 }
-                None => continue,
+                None => {
+                    failed.push(p.name.name.clone());
+                    continue;
+                }
             };
             out.push(tast::KernelParam {
                 name: p.name.name.clone(),
@@ -292,7 +319,7 @@ impl<'a> Checker<'a> {
                 span: p.name.span,
             });
         }
-        out
+        (out, failed)
     }
 
     /// Checks a reduction's signature and body.

@@ -206,6 +206,7 @@ impl Cx<'_, '_> {
                 Some(node(tast::ExprKind::Local(l), ty, id.span))
             }
             Found::Param(p) => self.param_value(p, id),
+            Found::Failed => None,
             Found::Const(i) => {
                 let v = self.ck.const_value(i, id.span)?;
                 Some(node(tast::ExprKind::Literal(v), v.ty(), id.span))
@@ -722,6 +723,12 @@ impl Cx<'_, '_> {
             },
             _ => None,
         };
+        if let ExprKind::Name(id) = &base.kind
+            && matches!(self.lookup(&id.name), Found::Failed)
+        {
+            let _ = self.check_expr(index);
+            return None;
+        }
         let Some(p) = param else {
             let t = self.check_value(base);
             let help = match t.map(|t| t.ty) {

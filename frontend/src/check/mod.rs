@@ -48,7 +48,12 @@ pub fn check(file: &ast::File, options: &CheckOptions) -> (Option<tast::Program>
     let program = checker.check_bodies();
     recursion::check(&program, &mut checker.diags);
     for kernel in &program.kernels {
-        outputs::check(kernel, &mut checker.diags);
+        // An output whose assignment failed to check would be reported
+        // again as unassigned: skip kernels that did not check completely.
+        let clean = !checker.tainted_kernels.contains(&kernel.name);
+        if clean {
+            outputs::check(kernel, &mut checker.diags);
+        }
         target::check_kernel(&program, kernel, options.target, &mut checker.diags);
     }
     let mut diags = checker.diags;
@@ -93,6 +98,8 @@ struct Checker<'a> {
     const_states: Vec<ConstState>,
     fns: Vec<&'a ast::FnItem>,
     sigs: Vec<Option<FnSig>>,
+    /// Kernels whose bodies did not check completely.
+    tainted_kernels: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -105,6 +112,7 @@ impl<'a> Checker<'a> {
             const_states: Vec::new(),
             fns: Vec::new(),
             sigs: Vec::new(),
+            tainted_kernels: Vec::new(),
         }
     }
 

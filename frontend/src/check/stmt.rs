@@ -114,8 +114,9 @@ impl Cx<'_, '_> {
                 );
                 warned_unreachable = true;
             }
-            if let Some(t) = self.check_stmt(s) {
-                stmts.push(t);
+            match self.check_stmt(s) {
+                Some(t) => stmts.push(t),
+                None => self.tainted = true,
             }
         }
         let tail = match &b.tail {
@@ -129,6 +130,7 @@ impl Cx<'_, '_> {
                 match self.check_expr(t) {
                     Some(e) => Some(Box::new(e)),
                     None => {
+                        self.tainted = true;
                         self.pop_scope();
                         return None;
                     }
@@ -417,6 +419,10 @@ impl Cx<'_, '_> {
                 Found::Fn(_) | Found::Entry => {
                     let _ = self.check_expr(value);
                     self.invalid_target(target);
+                    None
+                }
+                Found::Failed => {
+                    let _ = self.check_expr(value);
                     None
                 }
                 Found::Nothing => {

@@ -115,6 +115,22 @@ pub fn check_kernel(
             .with_help("x1k writes either render targets or uncached memory (UMRT) in one program: split the kernel, or use --target r700"),
         );
     }
+    let scatters: Vec<&tast::KernelParam> = kernel
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Scatter)
+        .collect();
+    if scatters.len() > 1 {
+        diags.push(
+            Diagnostic::new(
+                Code::TooManyOutputs,
+                scatters[1].span,
+                format!("kernel `{}` has {} scatter streams; x1k has one uncached output", kernel.name, scatters.len()),
+            )
+            .with_label("a second scatter stream")
+            .with_help("x1k's uncached (UMRT) writes all go to one buffer: merge the scatters, split the kernel, or use --target r700"),
+        );
+    }
     check_x1k_block(&kernel.body, diags);
     // Helpers are checked once per program, not per kernel.
     if std::ptr::eq(kernel, program.kernels.first().unwrap_or(kernel)) {

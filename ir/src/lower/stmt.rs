@@ -124,21 +124,24 @@ impl Lowerer<'_> {
                     _ => None,
                 };
                 let enter = self.op(cx, Op::Compare(CmpOp::Lt), &[start.0, end_v.0]);
+                // The counter and the end bound enter the guard as variables.
                 let counter = self.declare_local(*var);
+                self.set(cx, counter, start.0);
+                let end_var = self.new_var(Ty::I32);
+                self.set(cx, end_var, end_v.0);
                 let body_exits = exits::of_block(body);
                 let exact = !(body_exits.brk || body_exits.ret || body_exits.discard);
-                let (start_v, end_value) = (start.0, end_v.0);
                 self.guarded(cx, enter, None, &mut |l, cx| {
-                    l.set(cx, counter, start_v);
                     let info = LoopInfo {
                         exact_trips: bounds.filter(|_| exact),
                         max_trips: bounds,
                         counter: None,
                     };
-                    l.lower_loop(cx, body, info, Some((counter, end_value)), None);
+                    l.lower_loop(cx, body, info, Some((counter, end_var)), None);
                     None
                 });
                 cx.env.values.remove(&counter);
+                cx.env.values.remove(&end_var);
             }
             StmtKind::While { cond, body } => {
                 let c = self.lower_expr(cx, cond);
@@ -169,7 +172,7 @@ impl Lowerer<'_> {
         cx: &mut Cx,
         body: &Block,
         mut info: LoopInfo,
-        counter: Option<(Var, Value)>,
+        counter: Option<(Var, Var)>,
         cond: Option<&Expr>,
     ) {
         let exits = exits::of_block(body);
@@ -179,12 +182,7 @@ impl Lowerer<'_> {
             let f = self.constant(cx, Constant::Bool(false));
             cx.env.values.insert(broke, f);
         }
-        // The end bound is loop-invariant: carry it as a variable.
-        let end_var = counter.map(|(_, end)| {
-            let v = self.new_var(Ty::I32);
-            cx.env.values.insert(v, end);
-            v
-        });
+        let end_var = counter.map(|(_, end)| end);
         let vars: Vec<Var> = cx.env.values.keys().copied().collect();
         let inits: Vec<Value> = vars.iter().map(|v| cx.env.values[v]).collect();
         let types: Vec<Ty> = inits.iter().map(|v| self.m.ty(*v)).collect();
@@ -249,9 +247,6 @@ impl Lowerer<'_> {
             cx.env.values.insert(*v, self.m.output(theta, i));
         }
         cx.env.values.remove(&broke);
-        if let Some(e) = end_var {
-            cx.env.values.remove(&e);
-        }
     }
 
     /// `old` with the lanes `lanes` replaced by the lanes of `v`.

@@ -3,11 +3,15 @@
 //! - A simple operation whose inputs are all constants becomes a constant,
 //!   computed with the language's numerics ([`crate::interp::fold`]), so
 //!   folding never changes a result.
-//! - A gamma with a constant predicate becomes the branch it takes.
+//! - A gamma with a constant predicate becomes the branch it takes; a gamma
+//!   output that is the same constant in both branches becomes it.
 //! - A theta whose continue predicate is the constant `false` runs once and
 //!   becomes its body.
 //! - Constants entering a region (gamma entries, loop variables that never
-//!   change) are rematerialised inside it, so folding continues there.
+//!   change) are rematerialised inside it, so folding continues there; so
+//!   is `false` for loop flags that start `false` and end the loop when set
+//!   (`break` flags), since every iteration that runs starts with them
+//!   clear.
 
 use crate::edit;
 use crate::graph::{Module, NodeId, RegionId};
@@ -56,6 +60,7 @@ fn region(m: &mut Module, r: RegionId) -> bool {
                 for b in g.branches {
                     changed |= region(m, b);
                 }
+                changed |= constant_outputs(m, n, g.branches);
             }
             Op::Theta(t) => {
                 let inputs = m.inputs(n);
@@ -66,6 +71,7 @@ fn region(m: &mut Module, r: RegionId) -> bool {
                         changed |= rematerialise(m, t.body, k, c);
                     }
                 }
+                changed |= stopping_flags(m, n, t.body);
                 changed |= region(m, t.body);
                 if let Some(Constant::Bool(false)) = constant(m, m.result(t.body, 0)) {
                     edit::inline_structured(m, n, t.body, &inputs, 1);
@@ -87,6 +93,72 @@ fn region(m: &mut Module, r: RegionId) -> bool {
                     changed = true;
                 }
             }
+        }
+    }
+    changed
+}
+
+/// `true` if `pred` is `!x` or `y && !x` (either order).
+fn implies_not(m: &Module, pred: crate::graph::Value, x: crate::graph::Value) -> bool {
+    let is_not_x = |v: crate::graph::Value| {
+        m.node(v.node).op == Op::Unary(crate::op::UnOp::BNot) && m.inputs(v.node)[0] == x
+    };
+    if is_not_x(pred) {
+        return true;
+    }
+    m.node(pred.node).op == Op::Binary(crate::op::BinOp::BAnd)
+        && m.inputs(pred.node).iter().any(|v| is_not_x(*v))
+}
+
+/// A loop flag that starts `false` and whose next value being `true` ends
+/// the loop (the continue predicate implies its negation) is `false` at the
+/// start of every iteration that runs: its argument becomes the constant.
+fn stopping_flags(m: &mut Module, theta: NodeId, body: RegionId) -> bool {
+    let inputs = m.inputs(theta);
+    let pred = m.result(body, 0);
+    let mut changed = false;
+    for (k, init) in inputs.iter().enumerate() {
+        if constant(m, *init) != Some(Constant::Bool(false)) {
+            continue;
+        }
+        let next = m.result(body, k + 1);
+        if next != m.argument(body, k) && implies_not(m, pred, next) {
+            changed |= rematerialise(m, body, k, Constant::Bool(false));
+        }
+    }
+    changed
+}
+
+/// The constant that result `k` of branch `b` always gives, if any: a
+/// constant node, or an argument whose entry is a constant.
+fn branch_constant(m: &Module, g: NodeId, b: RegionId, k: usize) -> Option<Constant> {
+    let v = m.result(b, k);
+    match m.node(v.node).op {
+        Op::Const(c) => Some(c),
+        Op::Argument(j) => constant(m, m.inputs(g)[j as usize + 1]),
+        _ => None,
+    }
+}
+
+/// Gamma outputs that are the same constant in both branches become that
+/// constant.
+fn constant_outputs(m: &mut Module, g: NodeId, branches: [RegionId; 2]) -> bool {
+    let mut changed = false;
+    for k in 0..m.node(g).outputs.len() {
+        let out = m.output(g, k);
+        if m.users(out).is_empty() {
+            continue;
+        }
+        let (a, b) = (
+            branch_constant(m, g, branches[0], k),
+            branch_constant(m, g, branches[1], k),
+        );
+        if let (Some(a), Some(b)) = (a, b)
+            && a.bit_eq(&b)
+        {
+            let c = m.op(g.region, Op::Const(a), &[]);
+            m.replace_uses(out, c);
+            changed = true;
         }
     }
     changed

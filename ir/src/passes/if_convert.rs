@@ -51,11 +51,21 @@ fn consider(m: &mut Module, g: NodeId, branches: [RegionId; 2], cost: &dyn CostM
         cost.region_cost(m, branches[0]),
         cost.region_cost(m, branches[1]),
     );
+    // Outputs both branches pass through from the same entry need no select.
+    let passthrough = |k: usize| {
+        let arg = |b: RegionId| match m.node(m.result(b, k).node).op {
+            Op::Argument(j) => Some(j),
+            _ => None,
+        };
+        arg(branches[0]).is_some() && arg(branches[0]) == arg(branches[1])
+    };
     let selects: u32 = m
         .node(g)
         .outputs
         .iter()
-        .map(|ty| cost.select_cost(ty.width().unwrap_or(1)))
+        .enumerate()
+        .filter(|(k, _)| !passthrough(*k))
+        .map(|(_, ty)| cost.select_cost(ty.width().unwrap_or(1)))
         .sum();
     let flat = t + e + selects;
     let branchy = cost.branch_cost() + t.max(e);

@@ -1,5 +1,6 @@
 //! Multiply-add formation: `a * b + c` (either order), `a * b - c` and
-//! `c - a * b` become `mad`, when the multiply has no other use. The
+//! `c - a * b` become `mad`, when every use of the multiply is such an
+//! addition or subtraction (so the multiply disappears). The
 //! hardware's MAD rounds twice, like the separate operations, so forming it
 //! never changes a result; the negations it introduces are free input
 //! modifiers on both targets.
@@ -28,9 +29,17 @@ pub fn run(m: &mut Module) -> bool {
     changed
 }
 
-/// The operands of `v` if it is a multiply used only once.
+/// The operands of `v` if it is a multiply whose every use is an addition
+/// or subtraction (each of which becomes a `mad`, so the multiply dies).
 fn single_use_mul(m: &Module, v: Value) -> Option<(Value, Value)> {
-    if m.node(v.node).op != Op::Binary(BinOp::FMul) || m.users(v).len() != 1 {
+    if m.node(v.node).op != Op::Binary(BinOp::FMul) {
+        return None;
+    }
+    let users = m.users(v);
+    let all_adds = users
+        .iter()
+        .all(|(u, _)| matches!(m.node(*u).op, Op::Binary(BinOp::FAdd | BinOp::FSub)));
+    if users.is_empty() || !all_adds {
         return None;
     }
     let i = m.inputs(v.node);

@@ -108,6 +108,7 @@ pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
     // plain operations.
     if options.level == OptLevel::O2 {
         mad::run(m);
+        fold::run(m);
         cse::run(m);
         dce::run(m);
         if options.verify_each == VerifyEach::Yes {

@@ -7,6 +7,10 @@
 //! - `-(-x)` is `x`; `!!b` is `b`; `b && true`, `b || false`, `b && b` are
 //!   `b`; `b && false` is `false`, `b || true` is `true`;
 //! - `select(c, x, x)` is `x`; `select(!c, a, b)` is `select(c, b, a)`;
+//!   between bools, `select(c, true, false)` is `c`, `select(c, false,
+//!   true)` is `!c`, `select(c, true, b)` is `c || b`, `select(c, a,
+//!   false)` is `c && a`; a gamma on `!c` is a gamma on `c` with its
+//!   branches swapped;
 //! - swizzles: identity swizzles vanish, swizzles of swizzles compose, a
 //!   swizzle of a splat is a splat (or the scalar), a swizzle of a
 //!   constructed vector reads the part it selects;
@@ -114,6 +118,23 @@ fn node(m: &mut Module, n: NodeId) -> bool {
             if inputs[1] == inputs[2] {
                 return forward(m, n, inputs[1]);
             }
+            // Selects between bools are logic.
+            let (c, a, b) = (inputs[0], inputs[1], inputs[2]);
+            if is_bool(m, a, true) && is_bool(m, b, false) {
+                return forward(m, n, c);
+            }
+            if is_bool(m, a, false) && is_bool(m, b, true) {
+                let new = m.op(n.region, Op::Unary(UnOp::BNot), &[c]);
+                return forward(m, n, new);
+            }
+            if is_bool(m, a, true) && m.ty(b) == crate::types::Ty::Bool {
+                let new = m.op(n.region, Op::Binary(BinOp::BOr), &[c, b]);
+                return forward(m, n, new);
+            }
+            if is_bool(m, b, false) && m.ty(a) == crate::types::Ty::Bool {
+                let new = m.op(n.region, Op::Binary(BinOp::BAnd), &[c, a]);
+                return forward(m, n, new);
+            }
             if let Op::Unary(UnOp::BNot) = input_op(0) {
                 let c = m.inputs(inputs[0].node)[0];
                 let new = m.op(n.region, Op::Select, &[c, inputs[2], inputs[1]]);
@@ -122,6 +143,18 @@ fn node(m: &mut Module, n: NodeId) -> bool {
             false
         }
         Op::LaneSelect(_) if inputs[1] == inputs[2] => forward(m, n, inputs[1]),
+        Op::Gamma(g) => match input_op(0) {
+            // gamma(!c) {a} else {b} is gamma(c) {b} else {a}.
+            Op::Unary(UnOp::BNot) => {
+                let c = m.inputs(inputs[0].node)[0];
+                m.set_input(n, 0, c);
+                if let Op::Gamma(gm) = &mut m.node_mut(n).op {
+                    gm.branches = [g.branches[1], g.branches[0]];
+                }
+                true
+            }
+            _ => false,
+        },
         Op::Swizzle(s) => swizzle(m, n, s, inputs[0]),
         _ => false,
     }

@@ -44,13 +44,13 @@ fn region(m: &mut Module, r: RegionId, budget: usize) -> bool {
         for inner in m.node(n).op.regions() {
             changed |= region(m, inner, budget);
         }
-        if let Op::Theta(t) = m.node(n).op {
-            if let Some(trips) = t.info.exact_trips {
-                if trips >= 1 && (trips as usize).saturating_mul(size(m, t.body)) <= budget {
-                    unroll(m, n, t.body, trips);
-                    changed = true;
-                }
-            }
+        if let Op::Theta(t) = m.node(n).op
+            && let Some(trips) = t.info.exact_trips
+            && trips >= 1
+            && (trips as usize).saturating_mul(size(m, t.body)) <= budget
+        {
+            unroll(m, n, t.body, trips);
+            changed = true;
         }
     }
     changed

@@ -1,0 +1,160 @@
+//! The parameter bindings of a compiled program (`docs/abi-x1k.md` §3):
+//! what the loader must put in which input, output and constant. Stored as
+//! JSON in the ELF's `"ctm"` note.
+//!
+//! This module depends only on `serde`, so that the simulator and driver
+//! can read the bindings without the code generator.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything a loader needs besides the instructions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bindings {
+    /// The kernel's name.
+    pub kernel: String,
+    /// `In<T>` parameters and their CTM inputs.
+    pub inputs: Vec<InputBinding>,
+    /// `Out<T>` parameters and their CTM outputs.
+    pub outputs: Vec<OutputBinding>,
+    /// The `Scatter<f32>` parameter, if any (written through output 0).
+    pub scatter: Option<String>,
+    /// Value, `mat4` and array uniforms (not `bool`).
+    pub uniforms: Vec<UniformBinding>,
+    /// `bool` uniforms.
+    pub bool_uniforms: Vec<BoolUniformBinding>,
+    /// The float constant holding (width, height, 0, 0), if read.
+    pub domain_constant: Option<u8>,
+    /// Float constants with fixed values (literals the inline format
+    /// cannot encode).
+    pub literals: Vec<LiteralBinding>,
+    /// Integer (loop) constants.
+    pub int_constants: Vec<IntConstBinding>,
+}
+
+/// An input stream's binding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputBinding {
+    /// The parameter's name.
+    pub param: String,
+    /// CTM input index (= `TEX_ID`).
+    pub input: u8,
+    /// Element type as written: `f32`, `vec2`, `vec4`, `unorm8x4`, `u16`.
+    pub format: String,
+}
+
+/// An output stream's binding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputBinding {
+    /// The parameter's name.
+    pub param: String,
+    /// CTM output index (render target A + index).
+    pub output: u8,
+    /// Element type: `f32`, `vec2`, `vec4`.
+    pub format: String,
+}
+
+/// A value, `mat4` or array uniform's binding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UniformBinding {
+    /// The parameter's name.
+    pub param: String,
+    /// Its type as written (`f32`, `vec3`, `i32`, `mat4`, `[vec4; 8]`, ...).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The first float constant it occupies.
+    pub float_constant: u8,
+}
+
+/// A `bool` uniform's binding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoolUniformBinding {
+    /// The parameter's name.
+    pub param: String,
+    /// The boolean constant holding it.
+    pub bool_constant: u8,
+    /// The float constant holding 1.0 or 0.0 in every channel, if the
+    /// program reads the bool as a value.
+    pub float_constant: Option<u8>,
+}
+
+/// A float constant with a fixed value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiteralBinding {
+    /// The constant's index.
+    pub float_constant: u8,
+    /// Its four channels.
+    pub value: [f32; 4],
+}
+
+/// Where a loop count or start comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntSource {
+    /// A constant.
+    Const(i32),
+    /// The value of an `i32` uniform.
+    Uniform(String),
+    /// `end - start` of two sources (each a constant or a uniform),
+    /// clamped to 0..=255.
+    UniformRange(Box<IntSource>, Box<IntSource>),
+}
+
+/// An integer constant's recipe: `US_FC_INT_CONST` = count | init << 8 |
+/// step << 16.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntConstBinding {
+    /// The integer constant's index.
+    pub int_constant: u8,
+    /// Iteration count (0..=255).
+    pub count: IntSource,
+    /// Initial aL (0..=255).
+    pub init: IntSource,
+    /// aL step (-128..=127).
+    pub step: i32,
+}
+
+impl Bindings {
+    /// The JSON text stored in the `"ctm"` note.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads the JSON of a `"ctm"` note.
+    ///
+    /// # Errors
+    /// A message when the text is not valid bindings JSON.
+    pub fn from_json(text: &str) -> Result<Bindings, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_round_trip_through_json() {
+        let b = Bindings {
+            kernel: "k".into(),
+            inputs: vec![InputBinding {
+                param: "x".into(),
+                input: 0,
+                format: "f32".into(),
+            }],
+            int_constants: vec![IntConstBinding {
+                int_constant: 0,
+                count: IntSource::UniformRange(
+                    Box::new(IntSource::Const(0)),
+                    Box::new(IntSource::Uniform("n".into())),
+                ),
+                init: IntSource::Const(0),
+                step: 1,
+            }],
+            ..Bindings::default()
+        };
+        let text = b.to_json();
+        assert!(text.contains("\"uniform_range\""), "{text}");
+        assert_eq!(Bindings::from_json(&text), Ok(b));
+        assert!(Bindings::from_json("{").is_err());
+    }
+}

@@ -1,0 +1,51 @@
+//! The device's view of the processor array: the [`ProcessorArray`] trait.
+//!
+//! The array itself (`x1k::dpp`) is written separately; the device only
+//! needs to hand it a program and index pairs and to get back one
+//! [`ElementResult`] per pair plus the cycle counts the performance counters
+//! accumulate (CTM §2.1.2). Tests drive the device with small fake arrays.
+
+use crate::x1k::interface::{DppMemory, ElementResult, Program};
+
+/// An error from the array, passed through the device unchanged.
+pub type ArrayError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Clock counts of one run, for the PE's performance counters (CTM §2.1.2:
+/// "total clocks" and "total clocks during which at least one processor was
+/// active").
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ArrayCycles {
+    /// Clocks from the first dispatch to the last processor going idle.
+    pub total_cycles: u64,
+    /// Clocks in which at least one processor was busy (≤ `total_cycles`).
+    pub active_cycles: u64,
+}
+
+/// What one run of the array produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArrayRun {
+    /// One result per index pair, **in the order of the pairs given**.
+    pub results: Vec<ElementResult>,
+    /// Clock counts (the statistics hook).
+    pub cycles: ArrayCycles,
+}
+
+/// A data-parallel processor array the device can schedule work on.
+pub trait ProcessorArray {
+    /// Run `program` once for each index pair in `pairs` (row-major, after
+    /// the PE's conditional test), reading inputs and constants through
+    /// `memory`.
+    ///
+    /// The result list must have one entry per pair, in the same order, with
+    /// the pair's `(i, j)`; the device checks this.
+    ///
+    /// # Errors
+    /// Any error the array reports (an invalid program, a hang, ...); the
+    /// device fails the `start_program` command with it.
+    fn run(
+        &mut self,
+        program: &Program,
+        pairs: &[(u32, u32)],
+        memory: &dyn DppMemory,
+    ) -> Result<ArrayRun, ArrayError>;
+}

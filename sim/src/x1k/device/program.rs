@@ -1,0 +1,352 @@
+//! A CTM program as the loader sees it (CTM §4.1): the `.text` bytes, the
+//! program-information structure (`dpp_proginfo`) and the six other notes.
+//!
+//! [`ProgramImage`] is what [`super::elf::read_elf`] returns and what
+//! [`super::Device::load_program`] takes (`docs/ctm-device.md` §7): the
+//! device learns the program registers from it on the host side, as the
+//! CTM library's loader did, while the instructions themselves are read
+//! from GPU memory through the MC at `start_program`.
+
+use ctm_backend_x1k::isa::encode::BYTES_PER_SLOT;
+use ctm_backend_x1k::isa::program_regs::{
+    FgDepthSrcReg, ProgramRegister, RegisterDecodeError, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg,
+    UsPixsizeReg,
+};
+use ctm_backend_x1k::isa::{IntConstId, MAX_SLOTS};
+
+use super::params::{InputId, OutputId};
+use crate::x1k::interface::Program;
+
+/// Words in `dpp_proginfo`: Reserved, FG_DEPTH_SRC, US_CONFIG, US_PIXSIZE,
+/// US_FC_CTRL, US_CODE_ADDR, US_CODE_RANGE, two fixed reserved words,
+/// eighteen zero reserved words, INSTR_CNT (CTM §4.1.4 table, counted row by
+/// row: 1 + 6 + 2 + 18 + 1). `x1k-encoding.md` §10.1 says "0 × 20"; the
+/// guide's table has 18 zero rows, and the guide wins.
+pub const PROGINFO_WORDS: usize = 28;
+
+/// Index of each `dpp_proginfo` word.
+pub mod proginfo_word {
+    /// Reserved, must be 0x00000001.
+    pub const RESERVED_0: usize = 0;
+    /// `FG_DEPTH_SRC`.
+    pub const FG_DEPTH_SRC: usize = 1;
+    /// `US_CONFIG`.
+    pub const US_CONFIG: usize = 2;
+    /// `US_PIXSIZE`.
+    pub const US_PIXSIZE: usize = 3;
+    /// `US_FC_CTRL`.
+    pub const US_FC_CTRL: usize = 4;
+    /// `US_CODE_ADDR`.
+    pub const US_CODE_ADDR: usize = 5;
+    /// `US_CODE_RANGE`.
+    pub const US_CODE_RANGE: usize = 6;
+    /// Reserved, must be 0x000000C0.
+    pub const RESERVED_C0: usize = 7;
+    /// Reserved, must be 0x00020000.
+    pub const RESERVED_20000: usize = 8;
+    /// First of the eighteen zero words (9..=26).
+    pub const FIRST_ZERO: usize = 9;
+    /// `INSTR_CNT`.
+    pub const INSTR_CNT: usize = 27;
+}
+
+/// Why a `dpp_proginfo` does not load.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum ProgInfoError {
+    /// A reserved word differs from the guide's value.
+    #[error("proginfo word {word}: reserved value must be {expected:#010x}, found {found:#010x}")]
+    Reserved {
+        /// Word index.
+        word: usize,
+        /// The guide's value.
+        expected: u32,
+        /// The value found.
+        found: u32,
+    },
+    /// A program register does not decode (stray bits).
+    #[error("proginfo word {word}: {source}")]
+    Register {
+        /// Word index.
+        word: usize,
+        /// The decode error.
+        source: RegisterDecodeError,
+    },
+    /// `INSTR_CNT` is 0 or above 512 slots (CTM §3.1).
+    #[error("INSTR_CNT {found} is outside 1..=512")]
+    InstrCnt {
+        /// The value found.
+        found: u32,
+    },
+    /// `US_CODE_RANGE` is not `(INSTR_CNT − 1) << 16` (CTM §4.1.4).
+    #[error("US_CODE_RANGE must be {expected:#010x} for INSTR_CNT, found {found:#010x}")]
+    CodeRange {
+        /// `(INSTR_CNT − 1) << 16`.
+        expected: u32,
+        /// The value found.
+        found: u32,
+    },
+    /// `US_CODE_ADDR`'s start/end slots are not `start ≤ end < INSTR_CNT`.
+    #[error("US_CODE_ADDR start {start} / end {end} do not fit INSTR_CNT {instr_cnt}")]
+    CodeAddr {
+        /// First slot executed.
+        start: u32,
+        /// Last slot executed.
+        end: u32,
+        /// Slots in the program.
+        instr_cnt: u32,
+    },
+}
+
+/// The `dpp_proginfo` structure (CTM §4.1.4), typed with the ISA's program
+/// registers (`x1k-encoding.md` §10).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ProgramInfo {
+    /// `FG_DEPTH_SRC`: bit 0 = the program exports a conditional value.
+    pub fg_depth_src: FgDepthSrcReg,
+    /// `US_CONFIG`: bit 0 = uncached (UMRT) output writes.
+    pub us_config: UsConfigReg,
+    /// `US_PIXSIZE`: largest temporary used.
+    pub us_pixsize: UsPixsizeReg,
+    /// `US_FC_CTRL`: bit 31 = full flow control.
+    pub us_fc_ctrl: UsFcCtrlReg,
+    /// `US_CODE_ADDR`: first and last slot executed.
+    pub us_code_addr: UsCodeAddrReg,
+    /// `INSTR_CNT`: slots in `.text` (1..=512).
+    pub instr_cnt: u32,
+}
+
+impl ProgramInfo {
+    /// `US_CODE_RANGE` as the note stores it: `(INSTR_CNT − 1) << 16`.
+    pub const fn us_code_range(&self) -> u32 {
+        self.instr_cnt.saturating_sub(1) << 16
+    }
+
+    /// The 28 words of the note's descriptor.
+    pub fn to_words(&self) -> [u32; PROGINFO_WORDS] {
+        use proginfo_word as w;
+        let mut words = [0u32; PROGINFO_WORDS];
+        words[w::RESERVED_0] = 1;
+        words[w::FG_DEPTH_SRC] = self.fg_depth_src.encode();
+        words[w::US_CONFIG] = self.us_config.encode();
+        words[w::US_PIXSIZE] = self.us_pixsize.encode();
+        words[w::US_FC_CTRL] = self.us_fc_ctrl.encode();
+        words[w::US_CODE_ADDR] = self.us_code_addr.encode();
+        words[w::US_CODE_RANGE] = self.us_code_range();
+        words[w::RESERVED_C0] = 0xC0;
+        words[w::RESERVED_20000] = 0x0002_0000;
+        words[w::INSTR_CNT] = self.instr_cnt;
+        words
+    }
+
+    /// Decode and check the 28 descriptor words.
+    ///
+    /// # Errors
+    /// [`ProgInfoError`] for a wrong reserved word, a register with stray
+    /// bits, an `INSTR_CNT` outside 1..=512, or `US_CODE_RANGE` /
+    /// `US_CODE_ADDR` inconsistent with `INSTR_CNT`.
+    pub fn from_words(words: &[u32; PROGINFO_WORDS]) -> Result<Self, ProgInfoError> {
+        use proginfo_word as w;
+        let fixed = [
+            (w::RESERVED_0, 1),
+            (w::RESERVED_C0, 0xC0),
+            (w::RESERVED_20000, 0x0002_0000),
+        ];
+        for (word, expected) in fixed
+            .into_iter()
+            .chain((w::FIRST_ZERO..w::INSTR_CNT).map(|k| (k, 0)))
+        {
+            if words[word] != expected {
+                return Err(ProgInfoError::Reserved {
+                    word,
+                    expected,
+                    found: words[word],
+                });
+            }
+        }
+        fn reg<R: ProgramRegister>(words: &[u32], word: usize) -> Result<R, ProgInfoError> {
+            R::decode(words[word]).map_err(|source| ProgInfoError::Register { word, source })
+        }
+        let instr_cnt = words[w::INSTR_CNT];
+        if instr_cnt == 0 || instr_cnt as usize > MAX_SLOTS {
+            return Err(ProgInfoError::InstrCnt { found: instr_cnt });
+        }
+        let info = ProgramInfo {
+            fg_depth_src: reg(words, w::FG_DEPTH_SRC)?,
+            us_config: reg(words, w::US_CONFIG)?,
+            us_pixsize: reg(words, w::US_PIXSIZE)?,
+            us_fc_ctrl: reg(words, w::US_FC_CTRL)?,
+            us_code_addr: reg(words, w::US_CODE_ADDR)?,
+            instr_cnt,
+        };
+        if words[w::US_CODE_RANGE] != info.us_code_range() {
+            return Err(ProgInfoError::CodeRange {
+                expected: info.us_code_range(),
+                found: words[w::US_CODE_RANGE],
+            });
+        }
+        info.check_code_addr()?;
+        Ok(info)
+    }
+
+    /// `start ≤ end < INSTR_CNT` for `US_CODE_ADDR`.
+    ///
+    /// # Errors
+    /// [`ProgInfoError::CodeAddr`].
+    pub fn check_code_addr(&self) -> Result<(), ProgInfoError> {
+        let start = self.us_code_addr.start.get();
+        let end = self.us_code_addr.end.get();
+        if start > end || end >= self.instr_cnt {
+            return Err(ProgInfoError::CodeAddr {
+                start,
+                end,
+                instr_cnt: self.instr_cnt,
+            });
+        }
+        Ok(())
+    }
+
+    /// The interface's [`Program`] for decoded instructions.
+    pub fn to_program(&self, insts: Vec<ctm_backend_x1k::isa::Inst>) -> Program {
+        Program {
+            insts,
+            us_config: self.us_config.encode(),
+            us_pixsize: self.us_pixsize.encode(),
+            us_fc_ctrl: self.us_fc_ctrl.encode(),
+            us_code_addr: self.us_code_addr.encode(),
+        }
+    }
+}
+
+/// The note types of CTM §4.1.4 (`ELF_NOTE_ATI_*`, name "ATI DPP").
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum NoteType {
+    /// 1 - `ELF_NOTE_ATI_PROGINFO`.
+    ProgInfo = 1,
+    /// 2 - `ELF_NOTE_ATI_INPUTS`.
+    Inputs = 2,
+    /// 3 - `ELF_NOTE_ATI_OUTPUTS`.
+    Outputs = 3,
+    /// 4 - `ELF_NOTE_ATI_CONDOUT`.
+    CondOut = 4,
+    /// 5 - `ELF_NOTE_ATI_FLOAT32CONSTS`.
+    Float32Consts = 5,
+    /// 6 - `ELF_NOTE_ATI_INT32CONSTS`.
+    Int32Consts = 6,
+    /// 7 - `ELF_NOTE_ATI_EARLYEXIT` (CTM's value; the later CAL ABI moved it).
+    EarlyExit = 7,
+}
+
+impl NoteType {
+    /// Every note type, in code order.
+    pub const ALL: [NoteType; 7] = [
+        NoteType::ProgInfo,
+        NoteType::Inputs,
+        NoteType::Outputs,
+        NoteType::CondOut,
+        NoteType::Float32Consts,
+        NoteType::Int32Consts,
+        NoteType::EarlyExit,
+    ];
+
+    /// The note type of an `n_type`.
+    pub fn from_code(code: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| *t as u32 == code)
+    }
+
+    /// The guide's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NoteType::ProgInfo => "ELF_NOTE_ATI_PROGINFO",
+            NoteType::Inputs => "ELF_NOTE_ATI_INPUTS",
+            NoteType::Outputs => "ELF_NOTE_ATI_OUTPUTS",
+            NoteType::CondOut => "ELF_NOTE_ATI_CONDOUT",
+            NoteType::Float32Consts => "ELF_NOTE_ATI_FLOAT32CONSTS",
+            NoteType::Int32Consts => "ELF_NOTE_ATI_INT32CONSTS",
+            NoteType::EarlyExit => "ELF_NOTE_ATI_EARLYEXIT",
+        }
+    }
+}
+
+impl std::fmt::Display for NoteType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The six notes besides the program information. An absent note reads as
+/// "none" / false (CTM §4.1.4: "the program loader acts as if the program
+/// has no inputs", ...). Index lists keep the file's order.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ProgramNotes {
+    /// `ELF_NOTE_ATI_INPUTS`: inputs referenced.
+    pub inputs: Vec<InputId>,
+    /// `ELF_NOTE_ATI_OUTPUTS`: outputs referenced.
+    pub outputs: Vec<OutputId>,
+    /// `ELF_NOTE_ATI_CONDOUT`: the program writes a conditional value.
+    pub conditional_output: bool,
+    /// `ELF_NOTE_ATI_FLOAT32CONSTS`: float constants referenced (0..=255).
+    pub float_constants: Vec<u8>,
+    /// `ELF_NOTE_ATI_INT32CONSTS`: integer constants referenced.
+    pub int_constants: Vec<IntConstId>,
+    /// `ELF_NOTE_ATI_EARLYEXIT`: the program can exit early.
+    pub early_exit: bool,
+}
+
+/// Why a [`ProgramImage`] cannot be assembled from parts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum ImageError {
+    /// `.text` is empty or not whole 24-byte slots.
+    #[error(".text is {bytes} bytes, not a positive multiple of 24")]
+    TextSize {
+        /// Its size.
+        bytes: usize,
+    },
+    /// `INSTR_CNT` differs from the number of `.text` slots.
+    #[error("INSTR_CNT is {instr_cnt} but .text holds {text_slots} slots")]
+    InstrCntMismatch {
+        /// The proginfo's count.
+        instr_cnt: u32,
+        /// Slots in `.text`.
+        text_slots: usize,
+    },
+}
+
+/// A loadable program: `.text` plus its notes.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ProgramImage {
+    text: Vec<u8>,
+    /// The program-information note.
+    pub info: ProgramInfo,
+    /// The other notes.
+    pub notes: ProgramNotes,
+}
+
+impl ProgramImage {
+    /// Assemble an image (for callers that have the parts, not an ELF file).
+    ///
+    /// # Errors
+    /// [`ImageError`] if `.text` is not whole slots or `INSTR_CNT` disagrees.
+    pub fn new(text: Vec<u8>, info: ProgramInfo, notes: ProgramNotes) -> Result<Self, ImageError> {
+        if text.is_empty() || !text.len().is_multiple_of(BYTES_PER_SLOT) {
+            return Err(ImageError::TextSize { bytes: text.len() });
+        }
+        let text_slots = text.len() / BYTES_PER_SLOT;
+        if text_slots != info.instr_cnt as usize {
+            return Err(ImageError::InstrCntMismatch {
+                instr_cnt: info.instr_cnt,
+                text_slots,
+            });
+        }
+        Ok(ProgramImage { text, info, notes })
+    }
+
+    /// The `.text` bytes (six little-endian words per slot).
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Number of instruction slots.
+    pub fn slots(&self) -> u32 {
+        self.info.instr_cnt
+    }
+}

@@ -1,0 +1,95 @@
+//! The boundary between the CTM device model and the processor array.
+//!
+//! The device's `start_program` command hands the array a decoded program,
+//! the domain, the set of index pairs to run (conditional execution happens
+//! at the PE, before scheduling) and a [`DppMemory`] through which the
+//! processors read inputs and constants. The array returns one
+//! [`ElementResult`] per index pair run; the device then applies the
+//! conditional-output test and writes the outputs through the memory
+//! controller. Keeping memory formats on the device side and instruction
+//! semantics on the array side lets each be tested alone.
+
+use ctm_backend_x1k::isa::Inst;
+use smallvec::SmallVec;
+
+/// Everything a program reads outside its registers.
+///
+/// Implemented by the device (through the memory controller's formats and
+/// tiling) and by plain tables for bare runs (`ctmc run --raw`).
+pub trait DppMemory: Sync {
+    /// The size in texels (width, height) of input `input` (0..16), used to
+    /// clamp lookups to the edge and to scale normalised coordinates;
+    /// `None` if the input is not bound (lookups then read zeros).
+    fn input_size(&self, input: u8) -> Option<(u32, u32)>;
+
+    /// Texel `(x, y)` of input `input`, already clamped into its size,
+    /// converted to four f32 channels by the input's data format (missing
+    /// channels read as 0, alpha as 1 for formats without alpha — see
+    /// `docs/sim-x1k.md`).
+    fn read_input(&self, input: u8, x: u32, y: u32) -> [f32; 4];
+
+    /// Float constant `index` (0..256).
+    fn float_constant(&self, index: u8) -> [f32; 4];
+
+    /// Integer constant `index` (0..32), packed as `US_FC_INT_CONST`:
+    /// iteration count in bits 7:0, initial aL in 15:8, aL step in 23:16.
+    fn int_constant(&self, index: u8) -> u32;
+
+    /// Boolean constant `index` (0..32).
+    fn bool_constant(&self, index: u8) -> bool;
+}
+
+/// A decoded program with the program-level register values of its
+/// program-information note.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The instructions, slot 0 first.
+    pub insts: Vec<Inst>,
+    /// `US_CONFIG`: bit 0 = uncached (UMRT) output writes.
+    pub us_config: u32,
+    /// `US_PIXSIZE`: the highest temporary register the program uses.
+    pub us_pixsize: u32,
+    /// `US_FC_CTRL`: bit 31 = full flow-control mode.
+    pub us_fc_ctrl: u32,
+    /// `US_CODE_ADDR`: start slot (bits 15:0) and end slot (bits 31:16).
+    pub us_code_addr: u32,
+}
+
+/// One render-target write of an element (cached output mode).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TargetWrite {
+    /// The last value written to each channel.
+    pub value: [f32; 4],
+    /// Which channels were written (bit 0 = R .. bit 3 = A).
+    pub mask: u8,
+}
+
+/// One uncached (UMRT) write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UmrtWrite {
+    /// The RGB `TARGET` code of the writing instruction.
+    pub target: u8,
+    /// Column (the G channel of the written value).
+    pub x: f32,
+    /// Row (the B channel).
+    pub y: f32,
+    /// The value (the R channel).
+    pub value: f32,
+}
+
+/// What one element (index pair) produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ElementResult {
+    /// Column i.
+    pub i: u32,
+    /// Row j.
+    pub j: u32,
+    /// The element was killed (TEX KILL): its target writes do not happen.
+    pub killed: bool,
+    /// Render targets A-D (cached mode), written at program end.
+    pub targets: [Option<TargetWrite>; 4],
+    /// The conditional value written by `W_OMASK`, if any.
+    pub conditional_value: Option<f32>,
+    /// Uncached writes, in program order.
+    pub umrt: SmallVec<[UmrtWrite; 2]>,
+}

@@ -1,0 +1,400 @@
+//! `ctmc FILE.ck [options]`: compile, emit, simulate.
+//!
+//! The order is fixed by spec §9's "source is checked first": read the
+//! file, compile it (with the rules of `--target`, or of `ref` when the
+//! target is not a valid name, since `ref` accepts what every target
+//! accepts), report errors (exit 1); only then validate the options, choose
+//! the entry point, emit, and run.
+
+use super::opts::{CompileCli, SimulateArgs, StatsFormat, parse_stats, split_pair};
+use super::{Console, Exit, report};
+use ctm::args::{Domain, RunData, RunInputs, bind_inputs, check_output_names};
+use ctm::compile::{Checked, Compilation, CompileError, EmitKind, Emitted, parse_target};
+use ctm::io::{self, parse_input_source};
+use ctm::simulate::{SimulateError, SimulateOptions, check_against_reference, simulate};
+use ctm::{CompileOptions, OptLevel, Target};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// A failure of a step: what to print has been printed; the exit code.
+type Step<T> = Result<T, Exit>;
+
+/// Prints `error: message` and gives exit code 2.
+fn usage(console: &Console, message: impl std::fmt::Display) -> Exit {
+    console.error(&message.to_string());
+    Exit::Usage
+}
+
+/// The source file's text, or exit 2.
+fn read_source(console: &Console, path: &Path) -> Step<String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| usage(console, format!("cannot read `{}`: {e}", path.display())))?;
+    String::from_utf8(bytes)
+        .map_err(|_| usage(console, format!("`{}` is not UTF-8 text", path.display())))
+}
+
+/// Compiles `source`, printing every diagnostic; exit 1 on errors.
+fn check(console: &Console, file: &Path, source: &str, target: Target) -> Step<Checked> {
+    let name = file.display().to_string();
+    match ctm::check_source(source, target) {
+        Ok(checked) => {
+            report::diagnostics(console, &checked.warnings, &name, source);
+            Ok(checked)
+        }
+        Err(CompileError::Source(diags)) => Err(source_errors(console, &name, source, &diags)),
+        Err(e) => {
+            console.internal(&e.to_string());
+            Err(Exit::Usage)
+        }
+    }
+}
+
+/// Prints the diagnostics of a source with errors; exit code 1.
+fn source_errors(
+    console: &Console,
+    name: &str,
+    source: &str,
+    diags: &[ctm_frontend::Diagnostic],
+) -> Exit {
+    report::diagnostics(console, diags, name, source);
+    let n = diags.iter().filter(|d| d.is_error()).count();
+    console.error(&format!(
+        "could not compile `{name}` due to {n} previous error{}",
+        if n == 1 { "" } else { "s" }
+    ));
+    Exit::Failure
+}
+
+/// When clap rejects the command line: if a `.ck` file among the
+/// arguments has compile errors, report them and exit 1 (spec §9: "source
+/// is checked first"); `None` if there is no such file or it compiles.
+pub fn check_source_of(args: &[OsString], console: &Console) -> Option<Exit> {
+    let strings: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    let file = strings
+        .iter()
+        .find(|a| !a.starts_with('-') && a.to_ascii_lowercase().ends_with(".ck"))?;
+    let target = strings
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| match a.strip_prefix("--target") {
+            Some("") => strings.get(i + 1).copied(),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        })
+        .and_then(parse_target)
+        .unwrap_or(Target::Ref);
+    let source = String::from_utf8(std::fs::read(file).ok()?).ok()?;
+    match ctm::check_source(&source, target) {
+        Err(CompileError::Source(diags)) => Some(source_errors(console, file, &source, &diags)),
+        _ => None,
+    }
+}
+
+/// Every option value, validated.
+struct Plan {
+    target: Target,
+    opt_level: OptLevel,
+    emit: Option<EmitKind>,
+    stats: Option<StatsFormat>,
+    inputs: RunInputs,
+    outputs: Vec<(String, PathBuf)>,
+}
+
+/// Validates the option values (after the source compiled).
+fn plan(cli: &CompileCli, console: &Console) -> Step<Plan> {
+    let target = parse_target(&cli.target).ok_or_else(|| {
+        usage(
+            console,
+            format!(
+                "invalid value `{}` for --target: expected x1k, r700 or ref",
+                cli.target
+            ),
+        )
+    })?;
+    let opt_level = OptLevel::parse(&cli.opt).ok_or_else(|| {
+        usage(
+            console,
+            format!(
+                "invalid optimisation level `-O{}`: expected -O0, -O1 or -O2",
+                cli.opt
+            ),
+        )
+    })?;
+    let emit = match &cli.emit {
+        None => None,
+        Some(text) => Some(EmitKind::parse(text).ok_or_else(|| {
+            usage(
+                console,
+                format!(
+                    "invalid value `{text}` for --emit: expected elf, asm, ir, dot, ast or stats"
+                ),
+            )
+        })?),
+    };
+    if !cli.simulate
+        && let Some(flag) = cli.sim.given_flags().first()
+    {
+        return Err(usage(
+            console,
+            format!("{flag} is an option of --simulate; add --simulate"),
+        ));
+    }
+    let stats = parse_stats(cli.sim.stats.as_deref()).map_err(|e| usage(console, e))?;
+    let (inputs, outputs) = data_options(&cli.sim, console)?;
+    if cli.out.is_some() && target == Target::Ref && emit.is_none() {
+        return Err(usage(
+            console,
+            "-o has nothing to write: --target ref produces no machine code (use --emit ast, or --output NAME=PATH with --simulate)",
+        ));
+    }
+    Ok(Plan {
+        target,
+        opt_level,
+        emit,
+        stats,
+        inputs,
+        outputs,
+    })
+}
+
+/// Parses `--domain`, `--input`, `--uniform` and `--output` (their syntax
+/// only; names are checked against the entry point later).
+pub fn data_options(
+    sim: &SimulateArgs,
+    console: &Console,
+) -> Step<(RunInputs, Vec<(String, PathBuf)>)> {
+    let domain = match &sim.domain {
+        Some(text) => {
+            Some(Domain::parse(text).map_err(|e| usage(console, format!("--domain: {e}")))?)
+        }
+        None => None,
+    };
+    let mut inputs = Vec::new();
+    for text in &sim.inputs {
+        let (name, src) = split_pair("--input", text, "NAME=SRC").map_err(|e| usage(console, e))?;
+        let source =
+            parse_input_source(src).map_err(|e| usage(console, format!("--input {name}: {e}")))?;
+        inputs.push((name.to_string(), source));
+    }
+    let mut uniforms = Vec::new();
+    for text in &sim.uniforms {
+        let (name, value) =
+            split_pair("--uniform", text, "NAME=VALUE").map_err(|e| usage(console, e))?;
+        uniforms.push((name.to_string(), value.to_string()));
+    }
+    let mut outputs = Vec::new();
+    for text in &sim.outputs {
+        let (name, path) =
+            split_pair("--output", text, "NAME=PATH").map_err(|e| usage(console, e))?;
+        if path.is_empty() {
+            return Err(usage(
+                console,
+                format!("--output {name}: the path is empty"),
+            ));
+        }
+        outputs.push((name.to_string(), PathBuf::from(path)));
+    }
+    Ok((
+        RunInputs {
+            domain,
+            inputs,
+            uniforms,
+        },
+        outputs,
+    ))
+}
+
+/// `FILE.TARGET.elf` beside the source: `dir/saxpy.ck` → `dir/saxpy.x1k.elf`.
+pub fn default_elf_path(file: &Path, target: Target) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+    file.with_file_name(format!("{stem}.{}.elf", target.name()))
+}
+
+/// Runs `ctmc FILE.ck [options]`.
+pub fn run(cli: &CompileCli, console: &mut Console) -> Exit {
+    match run_steps(cli, console) {
+        Ok(()) => Exit::Success,
+        Err(exit) => exit,
+    }
+}
+
+fn run_steps(cli: &CompileCli, console: &mut Console) -> Step<()> {
+    let source = read_source(console, &cli.file)?;
+    // Compile with the target's rules; an invalid target name is reported
+    // after the source, which is checked with the rules every target shares.
+    let check_target = parse_target(&cli.target).unwrap_or(Target::Ref);
+    let checked = check(console, &cli.file, &source, check_target)?;
+    let plan = plan(cli, console)?;
+    let only_checking = plan.target == Target::Ref && plan.emit.is_none() && !cli.simulate;
+    if only_checking && cli.kernel.is_none() {
+        // Nothing needs an entry point: a file of several kernels is fine.
+        return Ok(());
+    }
+    let options = CompileOptions {
+        target: plan.target,
+        kernel: cli.kernel.clone(),
+        opt_level: plan.opt_level,
+    };
+    let compilation = Compilation::new(checked, options).map_err(|d| {
+        report::plain_diagnostic(console, &d);
+        Exit::Usage
+    })?;
+    if only_checking {
+        return Ok(());
+    }
+    // The artifact: what --emit asks for; for a machine target without
+    // --emit and without --simulate, the ELF.
+    let artifact = match plan.emit {
+        Some(kind) => Some(kind),
+        None if plan.target != Target::Ref && (!cli.simulate || cli.out.is_some()) => {
+            Some(EmitKind::Elf)
+        }
+        None => None,
+    };
+    if let Some(kind) = artifact {
+        emit(cli, console, &source, &compilation, kind)?;
+    }
+    if cli.simulate {
+        simulate_and_report(cli, console, &compilation, &plan)?;
+    }
+    Ok(())
+}
+
+/// Produces one artifact and writes it where `-o` says.
+fn emit(
+    cli: &CompileCli,
+    console: &mut Console,
+    source: &str,
+    compilation: &Compilation,
+    kind: EmitKind,
+) -> Step<()> {
+    let emitted = ctm::emit(source, compilation, kind).map_err(|e| usage(console, e))?;
+    let to_stdout = cli.out.as_deref().is_none_or(|p| p == Path::new("-"));
+    match emitted {
+        Emitted::Text(text) if to_stdout => console.out_text(&text),
+        Emitted::Text(text) => write_file(console, cli.out.as_deref(), text.as_bytes())?,
+        Emitted::Binary(bytes) => {
+            let path = match cli.out.as_deref() {
+                Some(p) if p != Path::new("-") => p.to_path_buf(),
+                Some(_) => {
+                    return Err(usage(console, "an ELF is binary: give -o a file, not `-`"));
+                }
+                None => default_elf_path(&cli.file, compilation.options().target),
+            };
+            write_file(console, Some(&path), &bytes)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_file(console: &Console, path: Option<&Path>, bytes: &[u8]) -> Step<()> {
+    let path = path.unwrap_or(Path::new("-"));
+    std::fs::write(path, bytes)
+        .map_err(|e| usage(console, format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// `--simulate` with its data, checking and reporting options.
+fn simulate_and_report(
+    cli: &CompileCli,
+    console: &mut Console,
+    compilation: &Compilation,
+    plan: &Plan,
+) -> Step<()> {
+    let entry = compilation.entry();
+    check_output_names(entry, plan.outputs.iter().map(|(n, _)| n.as_str()))
+        .map_err(|e| usage(console, e))?;
+    let data = bind_inputs(entry, &plan.inputs).map_err(|e| usage(console, e))?;
+    let options = SimulateOptions::default();
+    let run = simulate(compilation, &data, &options).map_err(|e| run_error(console, &e))?;
+    for (name, path) in &plan.outputs {
+        let Some(output) = run.outputs.iter().find(|o| &o.name == name) else {
+            console.internal(&format!("the run produced no output `{name}`"));
+            return Err(Exit::Usage);
+        };
+        let raw = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("f32"));
+        let written = if raw {
+            io::write_raw_file(path, &output.values())
+        } else {
+            io::write_npy_file(path, &output.to_array())
+        };
+        written.map_err(|e| usage(console, e))?;
+    }
+    for output in &run.outputs {
+        if !plan.outputs.iter().any(|(n, _)| n == &output.name) {
+            console.out_line(&report::preview(output));
+        }
+    }
+    if let Some(path) = &cli.sim.trace {
+        let process = format!("ctmc {}", compilation.options().target);
+        let json = ctm::trace::chrome_trace(&process, &run.trace).to_string();
+        std::fs::write(path, json)
+            .map_err(|e| usage(console, format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    let mut verdict = Ok(());
+    if cli.sim.check {
+        verdict = check_outputs(console, compilation, &data, &run.outputs, &options);
+    }
+    match plan.stats {
+        Some(StatsFormat::Text) => console.out_text(&run.stats.render_text()),
+        Some(StatsFormat::Json) => console.out_line(&run.stats.to_json_line()),
+        None => {}
+    }
+    verdict
+}
+
+fn check_outputs(
+    console: &mut Console,
+    compilation: &Compilation,
+    data: &RunData,
+    outputs: &[ctm::RunOutput],
+    options: &SimulateOptions,
+) -> Step<()> {
+    let report = check_against_reference(compilation, data, outputs, options)
+        .map_err(|e| run_error(console, &e))?;
+    report::check(console, &report);
+    if report.passed() {
+        Ok(())
+    } else {
+        Err(Exit::Failure)
+    }
+}
+
+/// Prints a run's failure; its exit code.
+pub fn run_error(console: &Console, e: &SimulateError) -> Exit {
+    match e {
+        SimulateError::Fault(_) => {
+            console.error(&e.to_string());
+            Exit::Failure
+        }
+        SimulateError::NotBuilt(_) => usage(console, e),
+        SimulateError::Internal(message) => {
+            console.internal(message);
+            Exit::Usage
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elf_path_sits_beside_the_source() {
+        assert_eq!(
+            default_elf_path(Path::new("examples/saxpy.ck"), Target::X1k),
+            PathBuf::from("examples/saxpy.x1k.elf")
+        );
+        assert_eq!(
+            default_elf_path(Path::new("k.ck"), Target::R700),
+            PathBuf::from("k.r700.elf")
+        );
+        assert_eq!(
+            default_elf_path(Path::new("noext"), Target::R700),
+            PathBuf::from("noext.r700.elf")
+        );
+    }
+}

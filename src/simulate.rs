@@ -1,0 +1,472 @@
+//! Running a compiled entry point: [`simulate`] on its target, and
+//! [`check_against_reference`] (`--check`).
+//!
+//! `--target ref` runs the reference interpreter of `ctm-frontend`. The
+//! x1k and r700 arms report [`Missing::Backend`] until their backends and
+//! the simulator land; they will compile to an ELF, load it into `ctm-sim`,
+//! and return the same [`Simulation`], so that output writing, `--check`,
+//! `--stats` and `--trace` work unchanged for every target.
+
+use crate::args::RunData;
+use crate::compare::{Mismatch, compare_streams, tolerance_for};
+use crate::compile::{Compilation, Missing};
+use crate::io::{NpyArray, lanes_to_array, stream_to_array};
+use crate::stats::Stats;
+use crate::trace::TraceEvent;
+use ctm_frontend::data::{StreamBuffer, StreamData};
+use ctm_frontend::interp::{self, RunOptions, RuntimeError};
+use ctm_frontend::tast::Program;
+use ctm_frontend::{Entry, Target};
+use serde_json::{Map, json};
+
+/// Options of a run.
+#[derive(Clone, Debug, Default)]
+pub struct SimulateOptions {
+    /// Limits of the reference interpreter (also used by `--check`).
+    pub reference: RunOptions,
+}
+
+/// What an output holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OutputShape {
+    /// A stream of the domain's shape.
+    Stream,
+    /// A reduction's result: one element (`data` is 1×1).
+    Value,
+}
+
+/// One output of a run, by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// The `Out`/`Scatter` parameter's name, or the reduction's.
+    pub name: String,
+    /// Stream or single value.
+    pub shape: OutputShape,
+    /// The values (`f32` storage).
+    pub data: StreamData,
+}
+
+impl RunOutput {
+    /// The `.npy` form: `(H, W)` or `(H, W, C)` for streams, a 1-D array of
+    /// C values for a reduction's result.
+    pub fn to_array(&self) -> NpyArray {
+        match self.shape {
+            OutputShape::Stream => stream_to_array(&self.data),
+            OutputShape::Value => lanes_to_array(&self.values()),
+        }
+    }
+
+    /// All values, row-major, channel-minor.
+    pub fn values(&self) -> Vec<f32> {
+        match &self.data.buffer {
+            StreamBuffer::F32(v) => v.clone(),
+            _ => (0..self.data.height)
+                .flat_map(|j| (0..self.data.width).map(move |i| (i, j)))
+                .flat_map(|(i, j)| {
+                    self.data.read(i as i64, j as i64)[..self.data.channels.min(4)].to_vec()
+                })
+                .collect(),
+        }
+    }
+
+    /// The element type's name: `f32`, `vec2` or `vec4`.
+    pub fn type_name(&self) -> &'static str {
+        match self.data.channels {
+            1 => "f32",
+            2 => "vec2",
+            3 => "vec3",
+            _ => "vec4",
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// Every output, in parameter order (a reduction has one).
+    pub outputs: Vec<RunOutput>,
+    /// What the run counted.
+    pub stats: Stats,
+    /// Trace events (`--trace`).
+    pub trace: Vec<TraceEvent>,
+}
+
+/// Why a run failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SimulateError {
+    /// The target's backend or simulator is not built yet (exit code 2).
+    #[error("{0} is not built yet")]
+    NotBuilt(Missing),
+    /// The program faulted (exit code 1).
+    #[error("runtime fault: {0}")]
+    Fault(RuntimeError),
+    /// A bug: the driver and the run disagree (exit code 2).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl SimulateError {
+    fn from_reference(e: RuntimeError) -> SimulateError {
+        match e {
+            RuntimeError::BadArguments(why) => SimulateError::Internal(format!(
+                "the reference interpreter rejected the driver's arguments: {why}"
+            )),
+            RuntimeError::InvalidProgram(why) => SimulateError::Internal(format!(
+                "the reference interpreter rejected the checked program: {why}"
+            )),
+            fault => SimulateError::Fault(fault),
+        }
+    }
+}
+
+/// Runs the compiled entry point on its target with `data`.
+///
+/// # Errors
+/// [`SimulateError`]: a fault of the program, a missing backend, or a bug.
+pub fn simulate(
+    compilation: &Compilation,
+    data: &RunData,
+    options: &SimulateOptions,
+) -> Result<Simulation, SimulateError> {
+    match compilation.options().target {
+        Target::Ref => run_reference(compilation.program(), compilation.entry(), data, options),
+        target @ (Target::X1k | Target::R700) => {
+            Err(SimulateError::NotBuilt(Missing::Backend(target)))
+        }
+    }
+}
+
+/// Runs `entry` in the reference interpreter.
+///
+/// # Errors
+/// [`SimulateError::Fault`] for a fault of the program,
+/// [`SimulateError::Internal`] if `data` does not fit `entry`.
+pub fn run_reference(
+    program: &Program,
+    entry: Entry<'_>,
+    data: &RunData,
+    options: &SimulateOptions,
+) -> Result<Simulation, SimulateError> {
+    let started = std::time::Instant::now();
+    let (outputs, stats) = match (entry, data) {
+        (Entry::Kernel(kernel), RunData::Kernel(args)) => {
+            let run = interp::run_kernel(program, kernel, args, &options.reference)
+                .map_err(SimulateError::from_reference)?;
+            let outputs = run
+                .outputs
+                .into_iter()
+                .map(|o| RunOutput {
+                    name: o.name,
+                    shape: OutputShape::Stream,
+                    data: o.data,
+                })
+                .collect();
+            (
+                outputs,
+                Stats::from_reference(&kernel.name, &run.stats, None),
+            )
+        }
+        (Entry::Reduction(reduction), RunData::Reduction(input)) => {
+            let run = interp::run_reduction(program, reduction, input, &options.reference)
+                .map_err(SimulateError::from_reference)?;
+            let lanes = run.value.lanes().to_vec();
+            let output = RunOutput {
+                name: reduction.name.clone(),
+                shape: OutputShape::Value,
+                data: StreamData {
+                    width: 1,
+                    height: 1,
+                    channels: lanes.len(),
+                    buffer: StreamBuffer::F32(lanes),
+                },
+            };
+            let stats = Stats::from_reference(&reduction.name, &run.stats, Some(run.passes));
+            (vec![output], stats)
+        }
+        _ => {
+            return Err(SimulateError::Internal(format!(
+                "the data bound to `{}` is for another kind of entry point",
+                entry.name()
+            )));
+        }
+    };
+    let mut args = Map::new();
+    args.insert("elements".into(), json!(stats.elements));
+    args.insert("operations".into(), json!(stats.instructions));
+    let trace = vec![TraceEvent {
+        name: entry.name().to_string(),
+        category: "ref".into(),
+        track: 1,
+        start_us: 0.0,
+        duration_us: started.elapsed().as_secs_f64() * 1e6,
+        args,
+    }];
+    Ok(Simulation {
+        outputs,
+        stats,
+        trace,
+    })
+}
+
+/// The comparison of one output with the reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputCheck {
+    /// The output's name.
+    pub name: String,
+    /// Values compared (elements × channels).
+    pub values_compared: usize,
+    /// The values that differ beyond the tolerance, in row-major order.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// The result of `--check`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// The tolerance used (spec §7).
+    pub tolerance: f64,
+    /// One entry per output of the reference run.
+    pub outputs: Vec<OutputCheck>,
+}
+
+impl CheckReport {
+    /// `true` if every output matched.
+    pub fn passed(&self) -> bool {
+        self.outputs.iter().all(|o| o.mismatches.is_empty())
+    }
+}
+
+/// Runs the reference interpreter on the same data and compares `outputs`
+/// (from any target) with its outputs, within the tolerance of spec §7.
+///
+/// # Errors
+/// [`SimulateError`] if the reference run itself fails.
+pub fn check_against_reference(
+    compilation: &Compilation,
+    data: &RunData,
+    outputs: &[RunOutput],
+    options: &SimulateOptions,
+) -> Result<CheckReport, SimulateError> {
+    let program = compilation.program();
+    let entry = compilation.entry();
+    let reference = run_reference(program, entry, data, options)?;
+    let tolerance = tolerance_for(program, entry);
+    let checks = reference
+        .outputs
+        .iter()
+        .map(|want| {
+            let mismatches = match outputs.iter().find(|o| o.name == want.name) {
+                Some(got) => compare_streams(&got.data, &want.data, tolerance),
+                None => vec![Mismatch::Shape {
+                    got: (0, 0, 0),
+                    want: (want.data.width, want.data.height, want.data.channels),
+                }],
+            };
+            OutputCheck {
+                name: want.name.clone(),
+                values_compared: want.data.len() * want.data.channels,
+                mismatches,
+            }
+        })
+        .collect();
+    Ok(CheckReport {
+        tolerance,
+        outputs: checks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{RunInputs, bind_inputs};
+    use crate::compile::{Checked, CompileOptions};
+    use crate::io::parse_input_source;
+    use ctm_frontend::Span;
+    use ctm_frontend::tast::{
+        BinaryOp, Block, Expr, ExprKind, Kernel, KernelParam, Local, LocalId, ParamId, ParamKind,
+        Reduction, Stmt, StmtKind,
+    };
+    use ctm_frontend::types::{OutputType, StreamType, Type};
+
+    fn expr(kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            ty: Type::F32,
+            span: Span::default(),
+        }
+    }
+
+    fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+        expr(ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        })
+    }
+
+    /// `kernel saxpy(a: f32, x: In<f32>, y: In<f32>, r: Out<f32>) { r = a * x + y; }`
+    /// and `reduce sum(a: f32, b: f32) -> f32 { a + b }`, as the checker
+    /// would build them.
+    fn program() -> Program {
+        let p = |name: &str, kind| KernelParam {
+            name: name.into(),
+            kind,
+            span: Span::default(),
+        };
+        let value = binary(
+            BinaryOp::Add,
+            binary(
+                BinaryOp::Mul,
+                expr(ExprKind::Uniform(ParamId(0))),
+                expr(ExprKind::Input(ParamId(1))),
+            ),
+            expr(ExprKind::Input(ParamId(2))),
+        );
+        let local = |name: &str| Local {
+            name: name.into(),
+            ty: Type::F32,
+            mutable: false,
+            span: Span::default(),
+        };
+        Program {
+            functions: vec![],
+            kernels: vec![Kernel {
+                name: "saxpy".into(),
+                params: vec![
+                    p("a", ParamKind::Uniform(Type::F32)),
+                    p("x", ParamKind::Input(StreamType::F32)),
+                    p("y", ParamKind::Input(StreamType::F32)),
+                    p("r", ParamKind::Output(OutputType::F32)),
+                ],
+                locals: vec![],
+                body: Block {
+                    stmts: vec![Stmt {
+                        kind: StmtKind::WriteOutput {
+                            param: ParamId(3),
+                            value,
+                        },
+                        span: Span::default(),
+                    }],
+                    tail: None,
+                    span: Span::default(),
+                },
+                span: Span::default(),
+            }],
+            reductions: vec![Reduction {
+                name: "sum".into(),
+                ty: Type::F32,
+                params: [LocalId(0), LocalId(1)],
+                locals: vec![local("a"), local("b")],
+                body: Block {
+                    stmts: vec![],
+                    tail: Some(Box::new(binary(
+                        BinaryOp::Add,
+                        expr(ExprKind::Local(LocalId(0))),
+                        expr(ExprKind::Local(LocalId(1))),
+                    ))),
+                    span: Span::default(),
+                },
+                span: Span::default(),
+            }],
+            consts: vec![],
+        }
+    }
+
+    fn compilation(target: Target, kernel: &str) -> Compilation {
+        let checked = Checked {
+            program: program(),
+            warnings: vec![],
+        };
+        let options = CompileOptions {
+            target,
+            kernel: Some(kernel.into()),
+            ..Default::default()
+        };
+        Compilation::new(checked, options).unwrap()
+    }
+
+    fn inputs(domain: &str, ins: &[(&str, &str)], unis: &[(&str, &str)]) -> RunInputs {
+        RunInputs {
+            domain: Some(crate::args::Domain::parse(domain).unwrap()),
+            inputs: ins
+                .iter()
+                .map(|(n, s)| (n.to_string(), parse_input_source(s).unwrap()))
+                .collect(),
+            uniforms: unis
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn reference_kernel_run() {
+        let c = compilation(Target::Ref, "saxpy");
+        let data = bind_inputs(
+            c.entry(),
+            &inputs("4x2", &[("x", "seq"), ("y", "const:1")], &[("a", "3")]),
+        )
+        .unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        assert_eq!(run.outputs.len(), 1);
+        let r = &run.outputs[0];
+        assert_eq!((r.name.as_str(), r.shape), ("r", OutputShape::Stream));
+        let want: Vec<f32> = (0..8).map(|k| 3.0 * k as f32 + 1.0).collect();
+        assert_eq!(r.values(), want);
+        assert_eq!(r.to_array().shape, [2, 4]);
+        assert_eq!(run.stats.elements, 8);
+        assert!(run.stats.instructions > 0);
+        let json = run.stats.to_json();
+        assert_eq!(json["target"], "ref");
+        assert_eq!(run.trace.len(), 1);
+        let report =
+            check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default()).unwrap();
+        assert!(report.passed());
+        assert_eq!(report.tolerance, crate::compare::TOLERANCE_EXACT);
+        assert_eq!(report.outputs[0].values_compared, 8);
+        // A result off by a little more than the tolerance fails the check.
+        let mut off = run.outputs.clone();
+        if let StreamBuffer::F32(v) = &mut off[0].data.buffer {
+            v[5] += 1e-3;
+        }
+        let report = check_against_reference(&c, &data, &off, &SimulateOptions::default()).unwrap();
+        assert!(!report.passed());
+        assert_eq!(report.outputs[0].mismatches.len(), 1);
+    }
+
+    #[test]
+    fn reference_reduction_run() {
+        let c = compilation(Target::Ref, "sum");
+        let data = bind_inputs(c.entry(), &inputs("5x2", &[("a", "seq")], &[])).unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        let out = &run.outputs[0];
+        assert_eq!((out.name.as_str(), out.shape), ("sum", OutputShape::Value));
+        assert_eq!(out.values(), [45.0]);
+        assert_eq!(out.to_array().shape, [1]);
+        assert!(run.stats.passes.is_some());
+        let report =
+            check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default()).unwrap();
+        assert!(report.passed());
+    }
+
+    #[test]
+    fn machine_targets_are_missing() {
+        for target in [Target::X1k, Target::R700] {
+            let c = compilation(target, "saxpy");
+            let data = bind_inputs(c.entry(), &RunInputs::default()).unwrap();
+            assert_eq!(
+                simulate(&c, &data, &SimulateOptions::default()).unwrap_err(),
+                SimulateError::NotBuilt(Missing::Backend(target))
+            );
+        }
+    }
+
+    #[test]
+    fn mismatched_data_is_an_internal_error() {
+        let c = compilation(Target::Ref, "saxpy");
+        let data = RunData::Reduction(StreamData::zeros(1, 1, 1));
+        assert!(matches!(
+            simulate(&c, &data, &SimulateOptions::default()),
+            Err(SimulateError::Internal(_))
+        ));
+    }
+}

@@ -1,0 +1,201 @@
+//! `ctmc` usage and I/O errors that need no front end: help, missing
+//! files, malformed command lines, and the `disasm`/`run` forms (whose
+//! backends are not built yet).
+
+mod common;
+use common::Work;
+
+#[test]
+fn help_and_version_exit_0() {
+    let w = Work::new();
+    w.ctmc(&["--help"]).expect(0).stdout_has("Usage: ctmc");
+    w.ctmc(&["--help"])
+        .stdout_has("--simulate")
+        .stdout_has("Exit codes");
+    w.ctmc(&["-h"]).expect(0);
+    w.ctmc(&["--version"]).expect(0).stdout_has("ctmc");
+    w.ctmc(&["disasm", "--help"])
+        .expect(0)
+        .stdout_has("--target");
+    w.ctmc(&["run", "--help"]).expect(0).stdout_has("--raw");
+}
+
+#[test]
+fn no_arguments_is_a_usage_error() {
+    Work::new().ctmc(&[]).expect(2).stderr_has("FILE.ck");
+}
+
+#[test]
+fn missing_source_file_exits_2() {
+    let w = Work::new();
+    w.ctmc(&["nothere.ck"])
+        .expect(2)
+        .stderr_has("cannot read `nothere.ck`");
+    w.ctmc(&["nothere.ck", "--target", "ref", "--simulate"])
+        .expect(2);
+    // A directory is not a source file either.
+    w.ctmc(&["."]).expect(2).stderr_has("cannot read");
+}
+
+#[test]
+fn non_utf8_source_exits_2() {
+    let w = Work::new();
+    let f = w.file("latin1.ck", b"kernel k() { \xe9 }");
+    w.ctmc(&[&f]).expect(2).stderr_has("not UTF-8");
+}
+
+#[test]
+fn unknown_flag_exits_2() {
+    let w = Work::new();
+    w.ctmc(&["nothere.ck", "--frobnicate"])
+        .expect(2)
+        .stderr_has("--frobnicate");
+    w.ctmc(&["--frobnicate"]).expect(2);
+    // --stats takes its value only with `=`.
+    w.ctmc(&["nothere.ck", "--stats", "json"]).expect(2);
+    // Two source files.
+    w.ctmc(&["a.ck", "b.ck"]).expect(2);
+}
+
+#[test]
+fn flags_missing_their_values_exit_2() {
+    let w = Work::new();
+    for flag in [
+        "--target", "--kernel", "--emit", "--domain", "--input", "-o",
+    ] {
+        w.ctmc(&["nothere.ck", flag]).expect(2);
+    }
+}
+
+#[test]
+fn disasm_errors() {
+    let w = Work::new();
+    w.ctmc(&["disasm"]).expect(2);
+    w.ctmc(&["disasm", "missing.elf"])
+        .expect(2)
+        .stderr_has("cannot read");
+    let bin = w.file("code.bin", [0u8; 16]);
+    w.ctmc(&["disasm", &bin])
+        .expect(2)
+        .stderr_has("need --target");
+    w.ctmc(&["disasm", &bin, "--target", "ref"])
+        .expect(2)
+        .stderr_has("no machine code");
+    w.ctmc(&["disasm", &bin, "--target", "r600"])
+        .expect(2)
+        .stderr_has("expected x1k or r700");
+    let odd = w.file("odd.bin", [0u8; 6]);
+    w.ctmc(&["disasm", &odd, "--target", "x1k"])
+        .expect(2)
+        .stderr_has("32-bit instruction words");
+    w.ctmc(&["disasm", &bin, "--target", "x1k"])
+        .expect(2)
+        .stderr_has("the x1k backend is not built yet");
+    w.ctmc(&["disasm", &bin, "--target", "r700"])
+        .expect(2)
+        .stderr_has("the r700 backend is not built yet");
+    let elf = w.file("prog.elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0");
+    w.ctmc(&["disasm", &elf])
+        .expect(2)
+        .stderr_has("not built yet");
+}
+
+#[test]
+fn run_errors() {
+    let w = Work::new();
+    let bin = w.file("code.bin", [0u8; 16]);
+    let elf = w.file("prog.elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0");
+    w.ctmc(&["run"]).expect(2);
+    w.ctmc(&["run", "missing.elf", "--simulate"])
+        .expect(2)
+        .stderr_has("cannot read");
+    w.ctmc(&["run", &bin, "--simulate"])
+        .expect(2)
+        .stderr_has("not an ELF file");
+    w.ctmc(&["run", &bin, "--raw"])
+        .expect(2)
+        .stderr_has("--raw needs --target");
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "x1k",
+        "--reg",
+        "R128=1,2,3,4",
+    ])
+    .expect(2)
+    .stderr_has("R0..R127");
+    w.ctmc(&["run", &bin, "--raw", "--target", "x1k", "--reg", "R1=1,2,3"])
+        .expect(2)
+        .stderr_has("4 comma-separated numbers");
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "x1k",
+        "--reg",
+        "R1=a,b,c,d",
+    ])
+    .expect(2)
+    .stderr_has("not a number");
+    w.ctmc(&["run", &bin, "--raw", "--target", "x1k", "--elements", "0"])
+        .expect(2)
+        .stderr_has("positive integer");
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "x1k",
+        "--const",
+        "256=1,2,3,4",
+    ])
+    .expect(2)
+    .stderr_has("0..255");
+    w.ctmc(&["run", &bin, "--raw", "--target", "r700", "--stats=yaml"])
+        .expect(2)
+        .stderr_has("--stats");
+    w.ctmc(&["run", &bin, "--raw", "--target", "x1k", "--input", "x=seq"])
+        .expect(2)
+        .stderr_has("not an option of --raw");
+    w.ctmc(&["run", &elf, "--reg", "R0=seq"])
+        .expect(2)
+        .stderr_has("--reg needs --raw");
+    w.ctmc(&["run", &elf, "--simulate", "--domain", "0x5"])
+        .expect(2)
+        .stderr_has("--domain");
+    // Everything well-formed: the backend is what is missing.
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "r700",
+        "--reg",
+        "R0=seq",
+        "--reg",
+        "r5=1,2,3,4",
+        "--const",
+        "7=0.5,1,2,3",
+        "--elements",
+        "128",
+        "--dump-outputs",
+        "--stats=json",
+    ])
+    .expect(2)
+    .stderr_has("the r700 backend is not built yet");
+    w.ctmc(&["run", &elf, "--simulate", "--stats"])
+        .expect(2)
+        .stderr_has("not built yet");
+}
+
+#[test]
+fn a_file_named_like_a_form_is_given_with_a_path() {
+    let w = Work::new();
+    // `./run` is a source file, not the `run` form.
+    w.ctmc(&["./run"])
+        .expect(2)
+        .stderr_has("cannot read `./run`");
+}
