@@ -6,8 +6,11 @@
 //!
 //! `generated_programs_check_and_run` checks the generated syntax tree
 //! directly; `generated_source_compiles` goes through the text and the
-//! parser (`ctm_frontend::compile`). Set `GEN_SEEDS=N` to run N seeds.
+//! parser (`ctm_frontend::compile`); `generated_source_parses_to_the_tree`
+//! checks that the text is exactly the tree. Set `GEN_SEEDS=N` to run N
+//! seeds.
 
+use ctm_frontend::ast::{Block, Expr, ExprKind, File, Item, StmtKind};
 use ctm_frontend::r#gen::{GenOptions, GeneratedKernel, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::tast::Program;
@@ -109,12 +112,131 @@ fn generated_programs_check_and_run() {
 
 /// The same through the text: every generated source parses and checks.
 #[test]
-#[ignore = "needs the parser, which is not on main yet"]
 fn generated_source_compiles() {
     let failures = all(&|k| {
         let c = compile(&k.source, &CheckOptions { target: k.target });
         (c.program, c.diagnostics)
     });
+    assert!(
+        failures.is_empty(),
+        "{} failures; the first:\n{}",
+        failures.len(),
+        failures.first().map_or("", String::as_str)
+    );
+}
+
+/// Folds a final `if` statement of every block into the block's tail, as
+/// the parser reads it (`docs/syntax.md` §3.1), so that trees compare.
+fn fold_final_if(b: &mut Block) {
+    fn expr(e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => expr(operand),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                expr(lhs);
+                expr(rhs);
+            }
+            ExprKind::Call { args, .. } => args.iter_mut().for_each(expr),
+            ExprKind::Field { base, .. } => expr(base),
+            ExprKind::Index { base, index } => {
+                expr(base);
+                expr(index);
+            }
+            ExprKind::If { cond, then, else_ } => {
+                expr(cond);
+                fold_final_if(then);
+                if let Some(x) = else_ {
+                    expr(x);
+                }
+            }
+            ExprKind::Block(b) => fold_final_if(b),
+            _ => {}
+        }
+    }
+    for s in &mut b.stmts {
+        match &mut s.kind {
+            StmtKind::Let { init: Some(e), .. } | StmtKind::Expr(e) | StmtKind::Return(Some(e)) => {
+                expr(e)
+            }
+            StmtKind::Assign { target, value, .. } => {
+                expr(target);
+                expr(value);
+            }
+            StmtKind::For {
+                start, end, body, ..
+            } => {
+                expr(start);
+                expr(end);
+                fold_final_if(body);
+            }
+            StmtKind::While { cond, body } => {
+                expr(cond);
+                fold_final_if(body);
+            }
+            StmtKind::Loop { body } => fold_final_if(body),
+            _ => {}
+        }
+    }
+    if let Some(t) = &mut b.tail {
+        expr(t);
+    }
+    let final_if = matches!(
+        b.stmts.last().map(|s| &s.kind),
+        Some(StmtKind::Expr(Expr {
+            kind: ExprKind::If { .. } | ExprKind::Block(_),
+            ..
+        }))
+    );
+    if b.tail.is_none()
+        && final_if
+        && let Some(StmtKind::Expr(e)) = b.stmts.pop().map(|s| s.kind)
+    {
+        b.tail = Some(Box::new(e));
+    }
+}
+
+fn canonical(mut f: File) -> String {
+    for item in &mut f.items {
+        match item {
+            Item::Fn(f) => fold_final_if(&mut f.body),
+            Item::Kernel(k) => fold_final_if(&mut k.body),
+            _ => {}
+        }
+    }
+    ctm_frontend::print::print_file(&f)
+}
+
+/// The printed text means exactly the generated tree: parsing it gives
+/// the same tree (compared through the front end's canonical printer).
+#[test]
+fn generated_source_parses_to_the_tree() {
+    let mut failures = Vec::new();
+    for target in TARGETS {
+        for mode in MODES {
+            let o = GenOptions::new(target, mode);
+            for seed in 0..seeds() / 4 {
+                let k = generate(seed, &o);
+                let (parsed, diags) = ctm_frontend::parser::parse(&k.source);
+                let Some(parsed) = parsed else {
+                    failures.push(format!("seed {seed}: does not parse: {diags:?}"));
+                    continue;
+                };
+                let (want, got) = (canonical(k.file.clone()), canonical(parsed));
+                if want != got {
+                    let line = want
+                        .lines()
+                        .zip(got.lines())
+                        .find(|(a, b)| a != b)
+                        .map_or(String::new(), |(a, b)| {
+                            format!("\n  tree:   {a}\n  parsed: {b}")
+                        });
+                    failures.push(format!(
+                        "seed {seed} {target} {mode:?}:{line}\n{}",
+                        k.source
+                    ));
+                }
+            }
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} failures; the first:\n{}",
