@@ -18,20 +18,23 @@
 //! reproduce a failing case, call [`generate`] with the seed and options
 //! the failure names; `docs/generator.md` has the details.
 //!
+//! `gen` is a keyword in Rust 2024: the module is `ctm_frontend::r#gen`.
+//!
 //! ```
 //! use ctm_frontend::r#gen::{generate, random_args, GenOptions, NumericsMode};
+//! use ctm_frontend::interp::{run_kernel, RunOptions};
 //! use ctm_frontend::{compile, CheckOptions, Target};
 //!
 //! let options = GenOptions::new(Target::R700, NumericsMode::Robust);
 //! let kernel = generate(7, &options);
-//! assert!(kernel.source.contains(&format!("kernel {}", kernel.kernel_name)));
-//! let (program, diagnostics) =
-//!     ctm_frontend::check::check(&kernel.file, &CheckOptions { target: Target::R700 });
-//! assert!(!ctm_frontend::diag::has_errors(&diagnostics));
-//! let program = program.unwrap();
+//! let compiled = compile(&kernel.source, &CheckOptions { target: Target::R700 });
+//! assert!(!ctm_frontend::diag::has_errors(&compiled.diagnostics));
+//! let program = compiled.program.unwrap();
 //! let k = program.kernel(&kernel.kernel_name).unwrap();
 //! let args = random_args(k, (4, 3), 7, NumericsMode::Robust);
-//! assert_eq!(args.params.len(), k.params.len());
+//! let run = run_kernel(&program, k, &args, &RunOptions::default()).unwrap();
+//! // Compare another implementation's outputs with `kernel.tolerance()`.
+//! assert!(!run.outputs.is_empty());
 //! ```
 
 mod args;
