@@ -1,6 +1,7 @@
-//! How fast the generator is (`cargo test --release --test gen_speed -- --nocapture`):
-//! kernels generated per second, and per second checked and run. Asserts
-//! only a floor far below the measured speed, to catch a runaway.
+//! How fast the generator is (`cargo test --release --test gen_speed --
+//! --nocapture`): kernels generated per second, per second checked and
+//! run, and what parsing and compiling one costs. Asserts only floors far
+//! below the measured speeds, to catch a runaway.
 
 use ctm_frontend::r#gen::{GenOptions, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
@@ -36,4 +37,32 @@ fn generation_speed() {
         );
         assert!(n as f64 / gen_s > 50.0, "generation is very slow");
     }
+}
+
+#[test]
+fn compile_speed() {
+    let o = GenOptions::new(Target::R700, NumericsMode::Exact);
+    let ks: Vec<_> = (0..500).map(|s| generate(s, &o)).collect();
+    let start = Instant::now();
+    for k in &ks {
+        let _ = ctm_frontend::parser::parse(&k.source);
+    }
+    let parse = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    for k in &ks {
+        let _ = ctm_frontend::compile(&k.source, &CheckOptions { target: k.target });
+    }
+    let comp = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    for k in &ks {
+        let _ = ctm_frontend::check::check(&k.file, &CheckOptions { target: k.target });
+    }
+    let check = start.elapsed().as_secs_f64();
+    println!(
+        "per kernel: parse {:.3} ms, compile {:.3} ms, check the tree {:.3} ms",
+        parse * 2.0,
+        comp * 2.0,
+        check * 2.0
+    );
+    assert!(comp < 25.0, "compiling 500 kernels took {comp} s");
 }

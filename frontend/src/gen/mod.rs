@@ -77,8 +77,9 @@ pub struct GeneratedKernel {
     pub source: String,
     /// The name of its (only) kernel.
     pub kernel_name: String,
-    /// The program as a syntax tree (what `source` parses to, up to spans
-    /// and the spelling of literals), for checking without the parser.
+    /// The program as a syntax tree: what `source` parses to, up to spans,
+    /// the spelling of literals, and a block's final `if` statement, which
+    /// the parser reads as the block's tail (`docs/syntax.md` §3).
     pub file: ast::File,
     /// The seed it was generated from.
     pub seed: u64,
