@@ -1,36 +1,23 @@
 //! Compiling a source text: the front end for a target, the choice of the
 //! entry point, and the `--emit` artifacts.
 //!
-//! Today every artifact but the AST needs a piece that is not built yet
-//! (the graph IR, the x1k and r700 backends); [`emit`] says so with
-//! [`EmitError::NotBuilt`]. When a backend lands, its arm of [`emit`]
-//! calls it and nothing else changes for callers.
+//! The AST and the graph IR (text and Graphviz) are available for every
+//! target; machine code needs a backend, and [`emit`] reports a backend that
+//! is not built yet with [`EmitError::NotBuilt`].
 
 use ctm_frontend::diag::{self, Diagnostic};
 use ctm_frontend::tast::Program;
 use ctm_frontend::{CheckOptions, Entry, Target};
 
-/// Optimisation level (`-O0`, `-O1`, `-O2`; the default is `-O2`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, PartialOrd, Ord)]
-pub enum OptLevel {
-    /// No optimisation: the straight translation, for debugging codegen.
-    O0,
-    /// Cheap passes only.
-    O1,
-    /// Everything.
-    #[default]
-    O2,
-}
+pub use ctm_ir::passes::OptLevel;
 
-impl OptLevel {
-    /// Parses `0`, `1` or `2` (the text after `-O`).
-    pub fn parse(text: &str) -> Option<OptLevel> {
-        match text {
-            "0" => Some(OptLevel::O0),
-            "1" => Some(OptLevel::O1),
-            "2" => Some(OptLevel::O2),
-            _ => None,
-        }
+/// Parses `0`, `1` or `2` (the text after `-O`).
+pub fn parse_opt_level(text: &str) -> Option<OptLevel> {
+    match text {
+        "0" => Some(OptLevel::O0),
+        "1" => Some(OptLevel::O1),
+        "2" => Some(OptLevel::O2),
+        _ => None,
     }
 }
 
@@ -250,15 +237,12 @@ pub enum Emitted {
 pub enum Missing {
     /// A target's backend.
     Backend(Target),
-    /// The graph IR (`ctm-ir`).
-    Ir,
 }
 
 impl std::fmt::Display for Missing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Missing::Backend(t) => write!(f, "the {t} backend"),
-            Missing::Ir => f.write_str("the graph IR"),
         }
     }
 }
@@ -278,6 +262,38 @@ pub enum EmitError {
     /// The syntax tree of a source with syntax errors.
     #[error("the source could not be parsed")]
     Unparsable,
+    /// The IR failed verification after a pass: a compiler bug.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The entry point in graph IR, optimised at the compilation's level and
+/// verified. A reduction is its pass kernel (reading a stream of the
+/// reduction's own type).
+///
+/// # Errors
+/// [`EmitError::Internal`] when verification fails (a compiler bug).
+pub fn ir_module(compilation: &Compilation) -> Result<ctm_ir::Module, EmitError> {
+    use ctm_frontend::types::{StreamType, Type};
+    let program = compilation.program();
+    let mut module = match compilation.entry() {
+        Entry::Kernel(k) => ctm_ir::lower::lower_kernel(program, k),
+        Entry::Reduction(r) => {
+            let input = match r.ty {
+                Type::Vec2 => StreamType::Vec2,
+                Type::Vec4 => StreamType::Vec4,
+                _ => StreamType::F32,
+            };
+            ctm_ir::lower::lower_reduction_pass(program, r, input)
+        }
+    };
+    ctm_ir::verify::check(&module, "lowering").map_err(|e| EmitError::Internal(e.to_string()))?;
+    let options = ctm_ir::passes::Options::new(compilation.options().opt_level);
+    ctm_ir::passes::optimize(&mut module, &options)
+        .map_err(|e| EmitError::Internal(e.to_string()))?;
+    ctm_ir::verify::check(&module, "optimisation")
+        .map_err(|e| EmitError::Internal(e.to_string()))?;
+    Ok(module)
 }
 
 /// Produces `kind` for `compilation`, whose source text is `source`.
@@ -289,7 +305,8 @@ pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<E
     let target = compilation.options.target;
     match kind {
         EmitKind::Ast => dump_ast(source).map(Emitted::Text),
-        EmitKind::Ir | EmitKind::Dot => Err(EmitError::NotBuilt(Missing::Ir)),
+        EmitKind::Ir => ir_module(compilation).map(|m| Emitted::Text(ctm_ir::print::to_text(&m))),
+        EmitKind::Dot => ir_module(compilation).map(|m| Emitted::Text(ctm_ir::print::to_dot(&m))),
         EmitKind::Elf | EmitKind::Asm | EmitKind::Stats => match target {
             Target::Ref => Err(EmitError::NeedsMachineTarget { kind }),
             Target::X1k | Target::R700 => Err(EmitError::NotBuilt(Missing::Backend(target))),
@@ -332,9 +349,9 @@ mod tests {
 
     #[test]
     fn option_spellings() {
-        assert_eq!(OptLevel::parse("0"), Some(OptLevel::O0));
-        assert_eq!(OptLevel::parse("2"), Some(OptLevel::O2));
-        assert_eq!(OptLevel::parse("3"), None);
+        assert_eq!(parse_opt_level("0"), Some(OptLevel::O0));
+        assert_eq!(parse_opt_level("2"), Some(OptLevel::O2));
+        assert_eq!(parse_opt_level("3"), None);
         assert_eq!(OptLevel::default(), OptLevel::O2);
         assert_eq!(parse_target("r700"), Some(Target::R700));
         assert_eq!(parse_target("X1K"), None);

@@ -8,7 +8,10 @@
 //! and `docs/isa-x1k.md`.
 
 pub mod abi;
+pub mod elf;
 pub mod isa;
+pub mod stats;
+pub mod validate;
 
 /// A compiled program: instructions, program registers and bindings —
 /// everything the ELF holds.

@@ -63,12 +63,12 @@ pub fn compile(source: &str, options: &CheckOptions) -> Compiled {
             }
             Some(file) => {
                 // Report semantic errors too, but never produce a program.
-                // Placeholders left by syntax errors would make outputs look
-                // unassigned: that analysis is not reported here.
+                // Text lost to syntax errors would make outputs look
+                // unassigned or missing: those analyses are not reported.
                 let (_, more) = check::check(&file, options);
                 diagnostics.extend(
                     more.into_iter()
-                        .filter(|d| d.code != Code::OutputNotAssigned),
+                        .filter(|d| !matches!(d.code, Code::OutputNotAssigned | Code::NoOutputs)),
                 );
                 None
             }

@@ -111,7 +111,7 @@ fn plan(cli: &CompileCli, console: &Console) -> Step<Plan> {
             ),
         )
     })?;
-    let opt_level = OptLevel::parse(&cli.opt).ok_or_else(|| {
+    let opt_level = ctm::compile::parse_opt_level(&cli.opt).ok_or_else(|| {
         usage(
             console,
             format!(

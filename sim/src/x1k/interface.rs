@@ -28,6 +28,15 @@ pub trait DppMemory: Sync {
     /// `docs/sim-x1k.md`).
     fn read_input(&self, input: u8, x: u32, y: u32) -> [f32; 4];
 
+    /// Texel `(x, y)` of input `input` read by an uncached lookup
+    /// (`TEX_INST_LOOKUP_UNCACHED`, CTM §3.4.1), already clamped. Uncached
+    /// reads bypass the input cache, so a device whose UMRT writes alias an
+    /// input may return data written earlier in the same run; the default
+    /// reads the input as it was at the start.
+    fn read_uncached(&self, input: u8, x: u32, y: u32) -> [f32; 4] {
+        self.read_input(input, x, y)
+    }
+
     /// Float constant `index` (0..256).
     fn float_constant(&self, index: u8) -> [f32; 4];
 

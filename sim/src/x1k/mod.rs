@@ -4,4 +4,5 @@
 //! cycle model). [`interface`] is the boundary between the two.
 
 pub mod device;
+pub mod dpp;
 pub mod interface;

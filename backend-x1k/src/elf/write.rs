@@ -1,0 +1,206 @@
+//! The ELF writer: `object`'s two-phase ELF writer lays out the file
+//! (`docs/abi-x1k.md` §1.1):
+//!
+//! ```text
+//! 0x00   ELF header (52 bytes)
+//! 0x34   program headers: PT_LOAD (.text), PT_NOTE (.note)     2 × 32 bytes
+//! 0x74   .text      24 bytes per slot                          align 4
+//!        .note      ATI notes 1..=7 in order, then "ctm"      align 4
+//!        .shstrtab  "\0.text\0.note\0.shstrtab\0"
+//!        section headers: null, .text, .note, .shstrtab        align 4
+//! ```
+
+use object::elf;
+use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
+use object::{Endianness, U32};
+
+use crate::Program;
+use crate::isa::encode_program_bytes;
+use crate::validate;
+
+use super::{
+    ABI_VERSION, AtiNotes, CTM_NOTE_BINDINGS, EF_ATI_DPP, ELFOSABI_ATI, EM_ATI_R5XX, ElfImage,
+    NOTE_NAME_ATI, NOTE_NAME_CTM, NoteType, ProgInfo,
+};
+
+/// Package a program as a CTM executable.
+///
+/// The notes come from the program itself ([`validate::facts`]): inputs,
+/// outputs, constants, conditional output and early exit as used; the
+/// bindings go in the `"ctm"` note. The program is not validated here —
+/// callers run [`validate::validate`] first.
+///
+/// ```
+/// use ctm_backend_x1k::{Program, abi::Bindings, elf, isa};
+/// let insts = isa::parse_program("out o0.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r0 sem_wait").unwrap();
+/// let p = Program { insts, us_config: 0, us_pixsize: 0, us_fc_ctrl: 0, bindings: Bindings::default() };
+/// let bytes = elf::write(&p);
+/// assert_eq!(&bytes[..4], b"\x7fELF");
+/// assert_eq!(elf::read(&bytes), Ok(p));
+/// ```
+pub fn write(program: &Program) -> Vec<u8> {
+    write_image(&image_of(program))
+}
+
+/// The image [`write()`] writes for `program`.
+pub fn image_of(program: &Program) -> ElfImage {
+    let facts = validate::facts(program);
+    let list = |set: &std::collections::BTreeSet<u8>| set.iter().map(|&i| u32::from(i)).collect();
+    ElfImage {
+        insts: program.insts.clone(),
+        proginfo: ProgInfo::for_program(
+            program.insts.len(),
+            u32::from(facts.conditional_output),
+            program,
+        ),
+        notes: AtiNotes {
+            inputs: list(&facts.inputs),
+            outputs: list(&facts.outputs),
+            conditional_output: facts.conditional_output,
+            float32_constants: list(&facts.float_constants),
+            int32_constants: list(&facts.int_constants),
+            early_exit: facts.early_exit,
+        },
+        bindings: Some(program.bindings.clone()),
+    }
+}
+
+/// Write an image as it is (no derivation). With `bindings: None` the file
+/// has no `"ctm"` note, like a foreign CTM executable.
+pub fn write_image(image: &ElfImage) -> Vec<u8> {
+    // Writing into a Vec cannot fail; the layout is reserved before it is
+    // written, so `object` has no other error to report.
+    try_write(image).unwrap_or_default()
+}
+
+fn padded(mut bytes: Vec<u8>) -> Vec<u8> {
+    while !bytes.len().is_multiple_of(4) {
+        bytes.push(0);
+    }
+    bytes
+}
+
+/// One note record: `namesz`, `descsz`, `type`, name and descriptor, each
+/// padded to 4 bytes (ELF32 note alignment).
+fn note(out: &mut Vec<u8>, name: &[u8], n_type: u32, desc: &[u8]) {
+    let e = Endianness::Little;
+    let header = elf::NoteHeader32 {
+        n_namesz: U32::new(e, name.len() as u32),
+        n_descsz: U32::new(e, desc.len() as u32),
+        n_type: U32::new(e, elf::NoteType(n_type)),
+    };
+    out.extend_from_slice(object::pod::bytes_of(&header));
+    out.extend_from_slice(&padded(name.to_vec()));
+    out.extend_from_slice(&padded(desc.to_vec()));
+}
+
+fn words(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    values.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+/// The `.note` section: the seven ATI notes in type order, then `"ctm"`.
+fn note_section(image: &ElfImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    let n = &image.notes;
+    for kind in NoteType::ALL {
+        let desc = match kind {
+            NoteType::ProgInfo => words(image.proginfo.to_words()),
+            NoteType::Inputs => words(n.inputs.iter().copied()),
+            NoteType::Outputs => words(n.outputs.iter().copied()),
+            NoteType::CondOut => words([u32::from(n.conditional_output)]),
+            NoteType::Float32Consts => words(n.float32_constants.iter().copied()),
+            NoteType::Int32Consts => words(n.int32_constants.iter().copied()),
+            NoteType::EarlyExit => words([u32::from(n.early_exit)]),
+        };
+        note(&mut out, NOTE_NAME_ATI, kind.code(), &desc);
+    }
+    if let Some(bindings) = &image.bindings {
+        // `docs/abi-x1k.md` §1: UTF-8 JSON, padded with NULs to a multiple
+        // of 4 (the padding is counted in `descsz`).
+        let json = padded(bindings.to_json().into_bytes());
+        note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
+    }
+    out
+}
+
+fn try_write(image: &ElfImage) -> object::write::Result<Vec<u8>> {
+    let text = encode_program_bytes(&image.insts);
+    let notes = note_section(image);
+    let mut buffer = Vec::new();
+    let mut w = Writer::new(Endianness::Little, false, &mut buffer);
+
+    w.reserve_file_header();
+    w.reserve_program_headers(2);
+    let text_offset = w.reserve(text.len() as u64, 4);
+    let note_offset = w.reserve(notes.len() as u64, 4);
+    w.reserve_null_section_index();
+    let text_name = w.add_section_name(b".text");
+    w.reserve_section_index();
+    let note_name = w.add_section_name(b".note");
+    w.reserve_section_index();
+    w.reserve_shstrtab_section_index();
+    w.reserve_shstrtab()?;
+    w.reserve_section_headers();
+
+    w.write_file_header(&FileHeader {
+        os_abi: elf::OsAbi(ELFOSABI_ATI),
+        abi_version: ABI_VERSION,
+        e_type: elf::ET_EXEC,
+        e_machine: elf::Machine(EM_ATI_R5XX),
+        e_entry: 0,
+        e_flags: elf::FileFlags(EF_ATI_DPP),
+    })?;
+    w.write_align_program_headers();
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::PT_LOAD,
+        p_flags: elf::PF_R | elf::PF_X,
+        p_offset: text_offset,
+        p_vaddr: 0,
+        p_paddr: 0,
+        p_filesz: text.len() as u64,
+        p_memsz: text.len() as u64,
+        p_align: 4,
+    });
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::PT_NOTE,
+        p_flags: elf::PF_R,
+        p_offset: note_offset,
+        p_vaddr: 0,
+        p_paddr: 0,
+        p_filesz: notes.len() as u64,
+        p_memsz: notes.len() as u64,
+        p_align: 4,
+    });
+    w.write_align(4);
+    w.write(&text);
+    w.write_align(4);
+    w.write(&notes);
+    w.write_shstrtab();
+    w.write_null_section_header();
+    w.write_section_header(&SectionHeader {
+        sh_name: w.section_name_offset(Some(text_name)),
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: elf::SHF_ALLOC | elf::SHF_EXECINSTR,
+        sh_addr: 0,
+        sh_offset: text_offset,
+        sh_size: text.len() as u64,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 4,
+        sh_entsize: 0,
+    });
+    w.write_section_header(&SectionHeader {
+        sh_name: w.section_name_offset(Some(note_name)),
+        sh_type: elf::SHT_NOTE,
+        sh_flags: elf::SectionFlags(0),
+        sh_addr: 0,
+        sh_offset: note_offset,
+        sh_size: notes.len() as u64,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 4,
+        sh_entsize: 0,
+    });
+    w.write_shstrtab_section_header();
+    Ok(buffer)
+}

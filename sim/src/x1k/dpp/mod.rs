@@ -1,0 +1,292 @@
+//! The X1K data-parallel processor array: exact instruction semantics of
+//! the CTM guide chapter 3 for any valid program, and a cycle model.
+//!
+//! Entry point: [`run_program`] runs a decoded [`Program`] over a list of
+//! index pairs, reading inputs and constants through a [`DppMemory`], and
+//! returns one [`ElementResult`] per pair plus [`DppStats`] and per-batch
+//! timings ([`BatchTiming`]); a broken rule is a [`DppFault`] naming the
+//! slot and the CTM section, never a panic.
+//!
+//! How it runs: the program is prepared once (`prepare`); the elements
+//! are cut, in order, into SIMD groups of [`DppOptions::group_size`]
+//! processors (the hardware's batches); each group runs in lock step with
+//! per-processor active bits, branch counters and loop masks (CTM §3.5),
+//! registers held as structure-of-arrays so every instruction is a tight
+//! loop over the group's lanes; groups run in parallel (rayon) and their
+//! results are merged in order, so a run is deterministic. Afterwards the
+//! batches' recorded segments are scheduled on the modelled dispatchers
+//! ([`cycle`]). The model's decisions and constants are in
+//! `docs/sim-x1k.md`.
+//!
+//! [`Dpp`] is the same behind the device's `ProcessorArray` trait.
+//!
+//! Module map: [`mod@array`] (the device adapter), [`fault`] (errors and hazards), `prepare` (decode-once),
+//! `state` (group state), `sources` (operands), `fp` and `transcendental`
+//! (floating-point rules), `alu`, `flow`, `tex` (the three instruction
+//! kinds), `group` (the instruction loop), `timing` (per-batch recording),
+//! [`cycle`] (the machine model), [`stats`].
+
+mod alu;
+pub mod array;
+pub mod cycle;
+pub mod fault;
+mod flow;
+mod fp;
+mod group;
+mod prepare;
+mod sources;
+mod state;
+pub mod stats;
+mod tex;
+mod timing;
+mod transcendental;
+
+use rayon::prelude::*;
+
+pub use array::{Dpp, RunRecord};
+pub use cycle::{BatchTiming, CycleModel, StallCycles};
+pub use fault::{DppFault, FaultKind, HazardPolicy, Warning};
+pub use state::MAX_GROUP_SIZE;
+pub use stats::DppStats;
+pub use timing::Counters;
+
+use crate::x1k::interface::{DppMemory, ElementResult, Program};
+use flow::FcConstants;
+use group::{GroupOutcome, RunContext};
+use timing::Costs;
+
+/// Options of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DppOptions {
+    /// Processors per SIMD group (batch), 1..=[`MAX_GROUP_SIZE`]; values
+    /// outside are clamped. Default 48, the R580 batch. Results of a valid
+    /// program do not depend on it; cycles do.
+    pub group_size: usize,
+    /// Instructions one group may execute before [`FaultKind::RunawayLoop`].
+    pub step_limit: u64,
+    /// Hazards: fault (default) or warn.
+    pub hazards: HazardPolicy,
+    /// The machine.
+    pub cycle_model: CycleModel,
+}
+
+impl Default for DppOptions {
+    fn default() -> Self {
+        DppOptions {
+            group_size: 48,
+            step_limit: 1 << 24,
+            hazards: HazardPolicy::Fault,
+            cycle_model: CycleModel::default(),
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DppRun {
+    /// One per index pair, in the order given.
+    pub results: Vec<ElementResult>,
+    /// Statistics.
+    pub stats: DppStats,
+    /// When each batch ran (for a Chrome trace).
+    pub batches: Vec<BatchTiming>,
+    /// Hazards seen under [`HazardPolicy::Warn`], in slot order.
+    pub warnings: Vec<Warning>,
+}
+
+/// Run `program` once for each index pair of `elements`.
+///
+/// # Errors
+///
+/// A [`DppFault`] for the first broken rule, in element order (the group
+/// holding the earliest elements wins): a program-level rule
+/// (`US_CODE_ADDR`, the last instruction must be OUT), a single-instruction
+/// rule met when the instruction executes, a stack, counter or step limit,
+/// or — under [`HazardPolicy::Fault`] — a synchronisation hazard.
+pub fn run_program(
+    program: &Program,
+    elements: &[(u32, u32)],
+    memory: &dyn DppMemory,
+    options: &DppOptions,
+) -> Result<DppRun, DppFault> {
+    let plan = prepare::prepare(program);
+    let group_size = options.group_size.clamp(1, MAX_GROUP_SIZE);
+    let model = &options.cycle_model;
+    if elements.is_empty() {
+        return Ok(DppRun::default());
+    }
+    if let Some((slot, kind)) = plan.program_fault.clone() {
+        return Err(DppFault::new(slot, kind));
+    }
+    let ctx = RunContext {
+        plan: &plan,
+        memory,
+        consts: (0..=255u8).map(|i| memory.float_constant(i)).collect(),
+        fc_consts: FcConstants {
+            ints: std::array::from_fn(|i| memory.int_constant(i as u8)),
+            bools: (0..32u8).fold(0, |b, i| b | (u32::from(memory.bool_constant(i)) << i)),
+        },
+        costs: Costs {
+            issue: model.issue_cycles(group_size),
+            fc: model.fc_cycles,
+            tmus: u64::from(model.tmus_per_dispatcher.max(1)),
+            umrt_per_processor: model.umrt_per_processor_factor,
+        },
+        step_limit: options.step_limit,
+        policy: options.hazards,
+    };
+    // Each group writes its results in place (no copying between vectors).
+    let mut results = vec![ElementResult::default(); elements.len()];
+    let outcomes: Vec<Result<GroupOutcome, DppFault>> = elements
+        .par_chunks(group_size)
+        .zip(results.par_chunks_mut(group_size))
+        .map(|(chunk, out)| group::run_group(&ctx, chunk, out))
+        .collect();
+
+    let mut counters = Counters::default();
+    let mut profiles = Vec::with_capacity(outcomes.len());
+    let mut warnings: Vec<Warning> = Vec::new();
+    for outcome in outcomes {
+        let outcome = outcome?;
+        counters.add(&outcome.profile.counters);
+        for (slot, kind, count) in outcome.warnings {
+            match warnings
+                .iter_mut()
+                .find(|w| w.slot == slot && w.kind == kind)
+            {
+                Some(w) => w.count += count,
+                None => warnings.push(Warning {
+                    slot,
+                    rule: kind.rule(),
+                    kind,
+                    count,
+                }),
+            }
+        }
+        profiles.push(outcome.profile.segments);
+    }
+    warnings.sort_by_key(|w| w.slot);
+
+    let registers = plan.nregs as u32;
+    let in_flight = model.batches_in_flight(registers, plan.full_fc);
+    let inputs: Vec<cycle::BatchInput<'_>> = profiles
+        .iter()
+        .enumerate()
+        .map(|(b, segments)| {
+            let first = b * group_size;
+            cycle::BatchInput {
+                segments,
+                first_element: first as u32,
+                elements: (elements.len() - first).min(group_size) as u32,
+            }
+        })
+        .collect();
+    let mut schedule = cycle::schedule(model, &inputs, in_flight);
+    let stats = DppStats::build(stats::StatsInput {
+        model,
+        counters: &counters,
+        schedule: &schedule,
+        results: &results,
+        group_size: group_size as u32,
+        batches: profiles.len() as u64,
+        registers,
+        full_fc: plan.full_fc,
+        in_flight_limit: in_flight,
+        warnings: warnings.len() as u64,
+    });
+    // A memory-bound run stretches the schedule uniformly.
+    if stats.cycles > schedule.cycles && schedule.cycles > 0 {
+        let scale = |t: u64| (t as u128 * stats.cycles as u128 / schedule.cycles as u128) as u64;
+        for b in &mut schedule.batches {
+            b.admit_cycle = scale(b.admit_cycle);
+            b.start_cycle = scale(b.start_cycle);
+            b.end_cycle = scale(b.end_cycle);
+        }
+    }
+    Ok(DppRun {
+        results,
+        stats,
+        batches: schedule.batches,
+        warnings,
+    })
+}
+
+/// One input of a [`TableMemory`]: width, height, texels row-major.
+pub type TableInput = (u32, u32, Vec<[f32; 4]>);
+
+/// A plain-table [`DppMemory`] for bare runs and tests: inputs as row-major
+/// RGBA arrays, constants as arrays.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableMemory {
+    /// Inputs 0..16: (width, height, texels row-major).
+    pub inputs: Vec<Option<TableInput>>,
+    /// Float constants (missing ones read 0).
+    pub float_constants: Vec<[f32; 4]>,
+    /// Integer constants, `US_FC_INT_CONST` packing.
+    pub int_constants: [u32; 32],
+    /// Boolean constants, bit N = bN.
+    pub bool_constants: u32,
+}
+
+impl TableMemory {
+    /// Set input `index` to a `width` × `height` table (row-major).
+    pub fn set_input(&mut self, index: u8, width: u32, height: u32, texels: Vec<[f32; 4]>) {
+        let i = usize::from(index);
+        if self.inputs.len() <= i {
+            self.inputs.resize(i + 1, None);
+        }
+        self.inputs[i] = Some((width, height, texels));
+    }
+
+    /// Set float constant `index`.
+    pub fn set_constant(&mut self, index: u8, value: [f32; 4]) {
+        let i = usize::from(index);
+        if self.float_constants.len() <= i {
+            self.float_constants.resize(i + 1, [0.0; 4]);
+        }
+        self.float_constants[i] = value;
+    }
+
+    /// Set integer constant `index` from (count, initial aL, aL step).
+    pub fn set_loop(&mut self, index: u8, count: u8, init: u8, step: i8) {
+        if let Some(slot) = self.int_constants.get_mut(usize::from(index)) {
+            *slot = u32::from(count) | (u32::from(init) << 8) | (u32::from(step as u8) << 16);
+        }
+    }
+}
+
+impl DppMemory for TableMemory {
+    fn input_size(&self, input: u8) -> Option<(u32, u32)> {
+        self.inputs
+            .get(usize::from(input))
+            .and_then(|i| i.as_ref())
+            .map(|(w, h, _)| (*w, *h))
+    }
+
+    fn read_input(&self, input: u8, x: u32, y: u32) -> [f32; 4] {
+        self.inputs
+            .get(usize::from(input))
+            .and_then(|i| i.as_ref())
+            .and_then(|(w, _, t)| t.get(y as usize * *w as usize + x as usize))
+            .copied()
+            .unwrap_or([0.0; 4])
+    }
+
+    fn float_constant(&self, index: u8) -> [f32; 4] {
+        self.float_constants
+            .get(usize::from(index))
+            .copied()
+            .unwrap_or([0.0; 4])
+    }
+
+    fn int_constant(&self, index: u8) -> u32 {
+        self.int_constants
+            .get(usize::from(index))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn bool_constant(&self, index: u8) -> bool {
+        index < 32 && self.bool_constants & (1 << index) != 0
+    }
+}
