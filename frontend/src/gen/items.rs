@@ -457,7 +457,7 @@ impl Gen<'_> {
             let v = self.live_expr(t, req);
             body.push(build::assign(build::name(out), None, v.e));
         }
-        let most = (self.budget / 3).min(outputs.len() as u32 + 1);
+        let most = (self.budget / 3).min(outputs.len() as u32);
         let finals = self.rng.range_i64(i64::from(most.min(1)), i64::from(most)) as u32;
         self.budget -= finals;
         if self.budget > 0 {
@@ -465,7 +465,11 @@ impl Gen<'_> {
             body.extend(self.stmts(n));
         }
         self.budget += finals;
-        for _ in 0..finals {
+        // Each final write goes to another output, as kernels that compute
+        // first and write their results last do.
+        let mut order = outputs.clone();
+        self.rng.shuffle(&mut order);
+        for (out, ty) in order.iter().take(finals as usize) {
             if self.budget == 0 {
                 break;
             }
@@ -478,7 +482,7 @@ impl Gen<'_> {
                 .map(|v| v.name.clone())
                 .collect();
             self.focus = self.rng.pick(&unused).cloned();
-            body.extend(self.output_stmt().unwrap_or_default());
+            body.push(self.write_output(out, *ty));
             self.focus = None;
         }
         let marker = marker.is_some();

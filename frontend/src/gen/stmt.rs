@@ -369,10 +369,15 @@ impl Gen<'_> {
     pub fn output_stmt(&mut self) -> Option<Vec<Stmt>> {
         let outs = self.env.as_ref()?.outputs.clone();
         let (name, ty) = self.rng.pick(&outs)?.clone();
+        Some(vec![self.write_output(&name, ty)])
+    }
+
+    /// `name = value;` for the output `name` of type `ty`.
+    pub fn write_output(&mut self, name: &str, ty: crate::types::OutputType) -> Stmt {
         let t = ty.value_type();
         let req = self.out_req(t);
         let value = self.live_expr(t, req);
-        Some(vec![build::assign(build::name(&name), None, value.e)])
+        build::assign(build::name(name), None, value.e)
     }
 
     /// `s[p] = value;`
