@@ -32,7 +32,7 @@ fn counts_and_issue_cycles() {
         },
         ..DppOptions::default()
     };
-    let r = run_program(&prog, &elements(100), &TableMemory::default(), &options).unwrap();
+    let r = run_checked(&prog, &elements(100), &TableMemory::default(), &options).unwrap();
     let s = &r.stats;
     assert_eq!(s.batches, 3);
     assert_eq!(
@@ -50,7 +50,7 @@ fn counts_and_issue_cycles() {
     // Every processor of every batch ran every instruction.
     assert_eq!(s.simd_efficiency, 1.0);
     // Eight batches: two per dispatcher.
-    let r = run_program(&prog, &elements(8 * 48), &TableMemory::default(), &options).unwrap();
+    let r = run_checked(&prog, &elements(8 * 48), &TableMemory::default(), &options).unwrap();
     assert_eq!(r.stats.cycles, 32);
 }
 
@@ -98,7 +98,7 @@ fn texture_latency_is_hidden_by_other_batches() {
         },
         ..DppOptions::default()
     };
-    let many = run_program(&prog, &elements(48 * 4 * 64), &mem, &options).unwrap();
+    let many = run_checked(&prog, &elements(48 * 4 * 64), &mem, &options).unwrap();
     // The texture unit (12 clocks per batch) is now the bottleneck.
     assert_eq!(many.stats.bound, ctm_sim::x1k::dpp::stats::Bound::Schedule);
     let per_batch = many.stats.cycles as f64 / 64.0;
@@ -106,7 +106,7 @@ fn texture_latency_is_hidden_by_other_batches() {
     assert!(many.stats.batches_in_flight.max > 1);
     // With 128 temporaries only 4 batches fit: latency is exposed again.
     prog.us_pixsize = 127;
-    let few = run_program(&prog, &elements(48 * 4 * 64), &mem, &options).unwrap();
+    let few = run_checked(&prog, &elements(48 * 4 * 64), &mem, &options).unwrap();
     assert_eq!(few.stats.batches_in_flight.limit, 4);
     assert!(few.stats.cycles > 2 * many.stats.cycles);
     assert!(few.stats.stalls.semaphore > many.stats.stalls.semaphore);
@@ -165,7 +165,7 @@ fn runs_are_deterministic_and_serialise() {
     let prog = program(&text, Mode::Partial);
     let mem = consts(&[[0.5; 4]]);
     let options = DppOptions::default();
-    let a = run_program(&prog, &elements(3000), &mem, &options).unwrap();
+    let a = run_checked(&prog, &elements(3000), &mem, &options).unwrap();
     let b = run_program(&prog, &elements(3000), &mem, &options).unwrap();
     assert_eq!(a, b);
     let json = serde_json::to_value(&a.stats).unwrap();

@@ -5,7 +5,7 @@
 
 mod x1k_dpp_common;
 
-use ctm_sim::x1k::dpp::{DppOptions, FaultKind, TableMemory, run_program};
+use ctm_sim::x1k::dpp::{DppOptions, FaultKind, TableMemory};
 use x1k_dpp_common::*;
 
 /// Group sizes every program is run with.
@@ -363,7 +363,7 @@ fn fault_of(text: &str, mode: Mode, mem: &TableMemory) -> (u16, FaultKind) {
         step_limit: 10_000,
         ..DppOptions::default()
     };
-    let e = run_program(&prog, &elements, mem, &options).expect_err("should fault");
+    let e = run_checked(&prog, &elements, mem, &options).expect_err("should fault");
     assert_eq!(e.rule, e.kind.rule());
     (e.slot, e.kind)
 }

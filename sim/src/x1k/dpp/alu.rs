@@ -1,35 +1,61 @@
-//! ALU and OUTPUT instructions over a whole group (CTM §3.3): operand
-//! assembly, the RGB and alpha operations, output modifiers and clamp, and
-//! the writes — temporaries (write masks, predication, aL-relative
-//! destination), predicate bits, the ALU result, cached render targets,
-//! UMRT writes and the `W_OMASK` conditional value.
+//! ALU and OUTPUT instructions over a whole group (CTM §3.3), the fast
+//! engine: operand resolution, the RGB and alpha operations, output
+//! modifiers and clamp, and the writes — temporaries (write masks,
+//! predication, aL-relative destination), predicate bits, the ALU result,
+//! cached render targets, UMRT writes and the `W_OMASK` conditional value.
+//!
+//! How it is fast without changing a result (the reference it must match
+//! bit for bit is [`super::reference`]):
+//!
+//! * each source address is resolved once per instruction, in the
+//!   reference's order (so the same fault wins), and the texture-hazard
+//!   checks are skipped when no lookup is outstanding (none can fail);
+//! * an unmodified temporary is read in place, not copied; constants and
+//!   modified inputs are built once into scratch lanes;
+//! * only the result channels something reads are computed
+//!   (`AluPlan::rgb_out_need`), a dot product or transcendental once;
+//! * the arithmetic runs in the vectorised kernels of [`super::lanes`];
+//! * writes use lane masks computed once per channel, not per lane.
 
 use ctm_backend_x1k::isa::{
-    AlphaOp, AluResultSel, AluWrites, PredSel, Predicate, RgbOp, UmrtTarget,
+    AlphaOp, AluResultSel, AluSource, AluWrites, InputModifier, InputSelect, PredSel, Predicate,
+    RgbOp, Swizzle, UmrtTarget,
 };
-use smallvec::SmallVec;
 
+use super::Engine;
 use super::fault::{Access, FaultKind};
 use super::fp;
+use super::lanes::{self, DotInputs, DotOp, SelectOp};
 use super::prepare::AluPlan;
-use super::sources::{Sources, check_tex_ready, relative};
+use super::sources::{check_tex_ready, relative};
 use super::state::{Group, LaneMask, MAX_GROUP_SIZE};
 use crate::x1k::interface::UmrtWrite;
 
-type Lanes = [f32; MAX_GROUP_SIZE];
+/// One value per processor of a group.
+pub(crate) type Lanes = [f32; MAX_GROUP_SIZE];
+
+/// Zero lanes, for inputs an operation does not read.
+static ZEROS: Lanes = [0.0; MAX_GROUP_SIZE];
 
 /// Per-group scratch buffers of the ALU, reused by every instruction
 /// (allocated once per group, never zeroed between instructions: every
 /// buffer is written for the lanes read).
 #[derive(Clone, Debug)]
 pub(crate) struct Scratch {
-    srcp: [Lanes; 4],
-    rgb_in: [[Lanes; 3]; 3],
-    alpha_in: [Lanes; 3],
-    dot: [f64; MAX_GROUP_SIZE],
-    trans: Lanes,
-    rgb_out: [Lanes; 3],
-    alpha_out: Lanes,
+    /// The presubtract vector.
+    pub srcp: [Lanes; 4],
+    /// RGB inputs A, B, C, channels R, G, B.
+    pub rgb_in: [[Lanes; 3]; 3],
+    /// Alpha inputs A, B, C.
+    pub alpha_in: [Lanes; 3],
+    /// The dot product.
+    pub dot: [f64; MAX_GROUP_SIZE],
+    /// The transcendental.
+    pub trans: Lanes,
+    /// RGB results.
+    pub rgb_out: [Lanes; 3],
+    /// Alpha results.
+    pub alpha_out: Lanes,
 }
 
 impl Scratch {
@@ -82,24 +108,238 @@ pub(crate) fn predicate_bits(p: Option<Predicate>, channels: u8) -> u8 {
     }
 }
 
-/// Execute one ALU/OUT instruction for the group.
+/// Execute one ALU/OUT instruction for the group with `engine`.
 pub(crate) fn execute(
     group: &mut Group,
     plan: &AluPlan,
     consts: &[[f32; 4]],
     zero_times_anything: bool,
+    engine: Engine,
 ) -> Result<(), FaultKind> {
     let mut scratch = group.scratch.take().unwrap_or_else(Scratch::new);
-    let result = execute_with(group, plan, consts, zero_times_anything, &mut scratch);
+    let result = match engine {
+        Engine::Fast => execute_fast(group, plan, consts, zero_times_anything, &mut scratch),
+        Engine::Reference => super::reference::execute(
+            group,
+            plan,
+            consts,
+            zero_times_anything,
+            &mut scratch,
+        ),
+    };
     group.scratch = Some(scratch);
     result
 }
 
-fn execute_with(
+/// One channel of a source vector, resolved.
+#[derive(Clone, Copy, Debug)]
+enum Operand {
+    /// Temporary channel `reg * 4 + ch`.
+    Reg(usize),
+    /// The same value for every processor.
+    Uniform(f32),
+    /// Channel of the presubtract vector.
+    Srcp(usize),
+}
+
+/// A resolved source address.
+#[derive(Clone, Copy)]
+enum Address {
+    /// A temporary in the frame.
+    Temp(usize),
+    /// A float constant's four channels.
+    Const([f32; 4]),
+    /// An inline constant.
+    Inline(f32),
+}
+
+impl Address {
+    fn channel(self, ch: usize) -> Operand {
+        match self {
+            Address::Temp(reg) => Operand::Reg(reg * 4 + ch),
+            Address::Const(v) => Operand::Uniform(v[ch]),
+            Address::Inline(v) => Operand::Uniform(v),
+        }
+    }
+}
+
+fn resolve(group: &Group, src: AluSource, consts: &[[f32; 4]]) -> Result<Address, FaultKind> {
+    match src {
+        AluSource::Temp(t) => {
+            let reg = relative(group, t.reg.get(), t.addressing, 127)?;
+            Ok(Address::Temp(group.check_temp(reg)?))
+        }
+        AluSource::Const(c) => {
+            let idx = relative(group, c.reg.get(), c.addressing, 255)?;
+            Ok(Address::Const(
+                consts.get(idx as usize).copied().unwrap_or_default(),
+            ))
+        }
+        AluSource::Inline(k) => Ok(Address::Inline(k.value())),
+    }
+}
+
+/// src0..src2 for the channels the instruction reads. Addresses are
+/// resolved in the reference's order — per source, RGB before alpha — so
+/// the first fault is the same.
+fn resolve_sources(
+    group: &Group,
+    plan: &AluPlan,
+    consts: &[[f32; 4]],
+) -> Result<[[Operand; 4]; 3], FaultKind> {
+    let mut refs = [[Operand::Uniform(0.0); 4]; 3];
+    for (k, row) in refs.iter_mut().enumerate() {
+        let need = plan.src_need[k];
+        if need & 7 != 0 {
+            let a = resolve(group, plan.inst.rgb.sources[k], consts)?;
+            for (ch, slot) in row.iter_mut().enumerate().take(3) {
+                if need & (1 << ch) != 0 {
+                    *slot = a.channel(ch);
+                }
+            }
+        }
+        if need & 8 != 0 {
+            row[3] = resolve(group, plan.inst.alpha.sources[k], consts)?.channel(3);
+        }
+    }
+    Ok(refs)
+}
+
+/// The operand input selection `sel` with swizzle `s` picks.
+#[inline]
+fn swizzled(refs: &[[Operand; 4]; 3], sel: InputSelect, s: Swizzle) -> Operand {
+    let ch = match s {
+        Swizzle::R => 0,
+        Swizzle::G => 1,
+        Swizzle::B => 2,
+        Swizzle::A => 3,
+        Swizzle::Zero => return Operand::Uniform(0.0),
+        Swizzle::Half => return Operand::Uniform(0.5),
+        // `Unused` (code 7) is rejected at preparation for read inputs.
+        Swizzle::One | Swizzle::Unused => return Operand::Uniform(1.0),
+    };
+    match sel {
+        InputSelect::Src0 => refs[0][ch],
+        InputSelect::Src1 => refs[1][ch],
+        InputSelect::Src2 => refs[2][ch],
+        InputSelect::Srcp => Operand::Srcp(ch),
+    }
+}
+
+/// What operands are read from: the registers, their denormal bits, the
+/// presubtract vector, the group's size.
+struct View<'a> {
+    regs: &'a [f32],
+    denormal: &'a [u64; 8],
+    srcp: &'a [Lanes; 4],
+    n: usize,
+}
+
+impl<'a> View<'a> {
+    /// The lanes of operand `r` with modifier `m`, flushed if `flushed`
+    /// (for the arithmetic kernels): an unmodified temporary or presubtract
+    /// channel in place (a temporary only if it holds no denormal, or the
+    /// lanes need not be flushed), anything else built in `buf`.
+    fn lanes(
+        &self,
+        r: Operand,
+        m: InputModifier,
+        flushed: bool,
+        buf: &'a mut Lanes,
+    ) -> &'a [f32] {
+        let n = self.n;
+        let buf = &mut buf[..n];
+        let src: &'a [f32] = match r {
+            Operand::Reg(idx) => {
+                let src = &self.regs[idx * n..idx * n + n];
+                if flushed && self.denormal[idx / 64] & (1 << (idx % 64)) != 0 {
+                    lanes::modify_flush(buf, src, m);
+                    return buf;
+                }
+                src
+            }
+            // The presubtract vector is flushed.
+            Operand::Srcp(c) => &self.srcp[c][..n],
+            Operand::Uniform(v) => {
+                let v = fp::modify(v, m);
+                buf.fill(if flushed { lanes::flush(v) } else { v });
+                return buf;
+            }
+        };
+        if m == InputModifier::None {
+            src
+        } else {
+            lanes::modify(buf, src, m);
+            buf
+        }
+    }
+}
+
+/// The lanes of a presubtract operand (a temporary or a uniform value).
+fn presub_operand<'a>(regs: &'a [f32], n: usize, r: Operand, buf: &'a mut Lanes) -> &'a [f32] {
+    match r {
+        Operand::Reg(idx) => &regs[idx * n..idx * n + n],
+        Operand::Uniform(v) => {
+            buf[..n].fill(v);
+            &buf[..n]
+        }
+        // The presubtract reads src0/src1 only.
+        Operand::Srcp(_) => &ZEROS[..n],
+    }
+}
+
+/// Which RGB input channels (per input A, B, C) the computation reads.
+fn rgb_input_need(op: RgbOp, rgb_need: u8, dot_needed: bool) -> [u8; 3] {
+    match op {
+        RgbOp::Dp3 | RgbOp::Dp4 if dot_needed => [7, 7, 0],
+        RgbOp::D2a if dot_needed => [3, 3, 4],
+        RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a | RgbOp::Sop => [0, 0, 0],
+        RgbOp::Frc => [rgb_need, 0, 0],
+        RgbOp::Min | RgbOp::Max => [rgb_need, rgb_need, 0],
+        RgbOp::Mad | RgbOp::Cnd | RgbOp::Cmp | RgbOp::Mdh | RgbOp::Mdv => [rgb_need; 3],
+    }
+}
+
+/// Which alpha inputs the computation reads.
+fn alpha_input_need(plan: &AluPlan, dot_needed: bool, trans_needed: bool) -> [bool; 3] {
+    let own = match plan.inst.alpha.op {
+        AlphaOp::Mad | AlphaOp::Cnd | AlphaOp::Cmp | AlphaOp::Mdh | AlphaOp::Mdv => {
+            [true, true, true]
+        }
+        AlphaOp::Min | AlphaOp::Max => [true, true, false],
+        AlphaOp::Frc => [true, false, false],
+        _ => [false; 3],
+    };
+    let own = own.map(|b| b && plan.alpha_out_need);
+    let dp4 = plan.inst.rgb.op == RgbOp::Dp4 && dot_needed;
+    [own[0] || trans_needed || dp4, own[1] || dp4, own[2]]
+}
+
+fn select_op_rgb(op: RgbOp) -> Option<SelectOp> {
+    match op {
+        RgbOp::Min => Some(SelectOp::Min),
+        RgbOp::Max => Some(SelectOp::Max),
+        RgbOp::Cnd => Some(SelectOp::Cnd),
+        RgbOp::Cmp => Some(SelectOp::Cmp),
+        _ => None,
+    }
+}
+
+fn select_op_alpha(op: AlphaOp) -> Option<SelectOp> {
+    match op {
+        AlphaOp::Min => Some(SelectOp::Min),
+        AlphaOp::Max => Some(SelectOp::Max),
+        AlphaOp::Cnd => Some(SelectOp::Cnd),
+        AlphaOp::Cmp => Some(SelectOp::Cmp),
+        _ => None,
+    }
+}
+
+fn execute_fast(
     group: &mut Group,
     plan: &AluPlan,
     consts: &[[f32; 4]],
-    zero_times_anything: bool,
+    zta: bool,
     scratch: &mut Scratch,
 ) -> Result<(), FaultKind> {
     let Scratch {
@@ -113,181 +353,187 @@ fn execute_with(
     } = scratch;
     let n = group.n;
     let inst = &plan.inst;
-    let mut temp_reads = SmallVec::<[usize; 12]>::new();
-    let sources = Sources::assemble(group, plan, consts, &mut temp_reads, srcp)?;
-    for &idx in &temp_reads {
-        let r = check_tex_ready(group, idx, Access::Read);
-        group.hazard(r)?;
+
+    // Operands and the hazards on reading them, in the reference's order.
+    let refs = resolve_sources(group, plan, consts)?;
+    if group.sync.tex_seq > group.sync.tex_done {
+        for (k, row) in refs.iter().enumerate() {
+            for (ch, r) in row.iter().enumerate() {
+                if plan.src_need[k] & (1 << ch) != 0
+                    && let Operand::Reg(idx) = *r
+                {
+                    let r = check_tex_ready(group, idx, Access::Read);
+                    group.hazard(r)?;
+                }
+            }
+        }
     }
     let r = check_presub_hazard(group, plan);
     group.hazard(r)?;
 
-    // Inputs (CTM §3.3.3).
-    let rgb_used_inputs = match inst.rgb.op {
-        RgbOp::Sop => 0,
-        RgbOp::Frc => 1,
-        RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::Min | RgbOp::Max => 2,
-        _ => 3,
+    let regs = &group.regs[..];
+    let denormal = &group.denormal;
+    // The presubtract vector (from src0/src1, never srcp itself).
+    for (ch, out) in srcp.iter_mut().enumerate() {
+        if plan.srcp_need & (1 << ch) == 0 {
+            continue;
+        }
+        let op = if ch < 3 {
+            inst.rgb.presub
+        } else {
+            inst.alpha.presub
+        };
+        let [b0, b1, _] = &mut rgb_in[0];
+        let s0 = presub_operand(regs, n, refs[0][ch], b0);
+        let s1 = presub_operand(regs, n, refs[1][ch], b1);
+        lanes::presub(&mut out[..n], op, s0, s1);
+    }
+    let view = View {
+        regs,
+        denormal,
+        srcp: &*srcp,
+        n,
     };
-    for (k, input) in inst.rgb.inputs.iter().enumerate().take(rgb_used_inputs) {
-        for (i, lanes) in rgb_in[k].iter_mut().enumerate() {
-            sources.rgb_input(group, input, i, &mut lanes[..n]);
-        }
-    }
-    for (k, input) in inst.alpha.inputs.iter().enumerate() {
-        sources.alpha_input(
-            group,
-            input.sel,
-            input.swizzle,
-            input.modifier,
-            &mut alpha_in[k][..n],
-        );
-    }
 
-    // The dot product and the transcendental are shared between the units
-    // (RGB SOP, alpha DP; CTM §3.3.4).
+    // What is computed.
+    let rgb_need = plan.rgb_out_need;
+    let alpha_need = plan.alpha_out_need;
     let is_dot = matches!(inst.rgb.op, RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a);
-    if is_dot {
-        let [a, b, c] = &*rgb_in;
-        for (l, d) in dot[..n].iter_mut().enumerate() {
-            let p = |x: f32, y: f32| fp::product(x, y, zero_times_anything);
-            *d = match inst.rgb.op {
-                RgbOp::Dp3 => fp::dot_sum(&[
-                    p(a[0][l], b[0][l]),
-                    p(a[1][l], b[1][l]),
-                    p(a[2][l], b[2][l]),
-                ]),
-                // DP4's fourth component comes from the alpha inputs A and B.
-                RgbOp::Dp4 => fp::dot_sum(&[
-                    p(a[0][l], b[0][l]),
-                    p(a[1][l], b[1][l]),
-                    p(a[2][l], b[2][l]),
-                    p(alpha_in[0][l], alpha_in[1][l]),
-                ]),
-                _ => fp::dot_sum(&[
-                    p(a[0][l], b[0][l]),
-                    p(a[1][l], b[1][l]),
-                    f64::from(fp::flush(c[2][l])),
-                ]),
-            };
+    let dot_needed = is_dot && (rgb_need != 0 || (inst.alpha.op == AlphaOp::Dp && alpha_need));
+    let trans_needed = plan.transcendental.is_some()
+        && (alpha_need || (inst.rgb.op == RgbOp::Sop && rgb_need != 0));
+
+    // Inputs (CTM §3.3.3), flushed for the kernels that flush them.
+    let rgb_flushed = matches!(
+        inst.rgb.op,
+        RgbOp::Mad | RgbOp::Mdh | RgbOp::Mdv | RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a
+    );
+    let alpha_flushed = matches!(inst.alpha.op, AlphaOp::Mad | AlphaOp::Mdh | AlphaOp::Mdv);
+    let mut a_in: [[&[f32]; 3]; 3] = [[&ZEROS[..n]; 3]; 3];
+    let in_need = rgb_input_need(inst.rgb.op, rgb_need, dot_needed);
+    for (k, (row, bufs)) in a_in.iter_mut().zip(rgb_in.iter_mut()).enumerate() {
+        let input = &inst.rgb.inputs[k];
+        for (i, (slot, buf)) in row.iter_mut().zip(bufs.iter_mut()).enumerate() {
+            if in_need[k] & (1 << i) != 0 {
+                let r = swizzled(&refs, input.sel, input.swizzle[i]);
+                *slot = view.lanes(r, input.modifier, rgb_flushed, buf);
+            }
         }
     }
-    if let Some(t) = plan.transcendental {
-        for (out, a) in trans[..n].iter_mut().zip(&alpha_in[0][..n]) {
-            *out = t.eval(*a);
+    let mut al_in: [&[f32]; 3] = [&ZEROS[..n]; 3];
+    let al_need = alpha_input_need(plan, dot_needed, trans_needed);
+    for (k, (slot, buf)) in al_in.iter_mut().zip(alpha_in.iter_mut()).enumerate() {
+        if al_need[k] {
+            let input = &inst.alpha.inputs[k];
+            let r = swizzled(&refs, input.sel, input.swizzle);
+            *slot = view.lanes(r, input.modifier, alpha_flushed, buf);
         }
     }
 
-    // RGB operation + output modifier + clamp.
-    let rgb_scale = plan.rgb_scale;
-    let rgb_s = rgb_scale.unwrap_or(1.0);
-    let rgb_clamp = inst.rgb.clamp;
-    for (c, out) in rgb_out.iter_mut().enumerate() {
-        let (a, b, cc) = (&rgb_in[0][c], &rgb_in[1][c], &rgb_in[2][c]);
+    // Shared between the units: the dot product and the transcendental.
+    let dot = &mut dot[..n];
+    if dot_needed {
+        let op = match inst.rgb.op {
+            RgbOp::Dp3 => DotOp::Dp3,
+            RgbOp::Dp4 => DotOp::Dp4,
+            _ => DotOp::D2a,
+        };
+        let inputs = DotInputs {
+            a: a_in[0],
+            b: a_in[1],
+            alpha: [al_in[0], al_in[1]],
+            c: a_in[2][2],
+        };
+        lanes::dot(dot, op, &inputs, zta);
+    }
+    let trans = &mut trans[..n];
+    if let (Some(t), true) = (plan.transcendental, trans_needed) {
+        lanes::transcendental(trans, t, al_in[0]);
+    }
+
+    // RGB operation + output modifier + clamp, needed channels only.
+    let rgb_s = plan.rgb_scale.unwrap_or(1.0);
+    let clamp = inst.rgb.clamp;
+    let mut first: Option<usize> = None;
+    for c in 0..3 {
+        if rgb_need & (1 << c) == 0 {
+            continue;
+        }
+        let (out, done) = split_channel(rgb_out, c, first);
         let out = &mut out[..n];
-        match inst.rgb.op {
-            RgbOp::Mad | RgbOp::Mdh | RgbOp::Mdv => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = fp::finish(
-                        fp::mad(a[l], b[l], cc[l], zero_times_anything),
-                        rgb_s,
-                        rgb_clamp,
-                    );
-                }
+        match (inst.rgb.op, done) {
+            (RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a | RgbOp::Sop, Some(done)) => {
+                out.copy_from_slice(&done[..n]);
             }
-            RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a => {
-                for (o, d) in out.iter_mut().zip(&dot[..n]) {
-                    *o = fp::finish(*d, rgb_s, rgb_clamp);
-                }
+            (RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a, None) => {
+                lanes::finish_f64(out, dot, rgb_s, clamp);
             }
-            RgbOp::Min => select(out, a, b, cc, fp_min, rgb_scale, rgb_clamp),
-            RgbOp::Max => select(out, a, b, cc, fp_max, rgb_scale, rgb_clamp),
-            RgbOp::Cnd => select(out, a, b, cc, fp::cnd, rgb_scale, rgb_clamp),
-            RgbOp::Cmp => select(out, a, b, cc, fp::cmp, rgb_scale, rgb_clamp),
-            RgbOp::Frc => {
-                for (o, x) in out.iter_mut().zip(&a[..n]) {
-                    *o = fp::finish(fp::frc(*x), rgb_s, rgb_clamp);
-                }
+            (RgbOp::Sop, None) => lanes::finish_f32(out, trans, rgb_s, clamp),
+            (RgbOp::Mad | RgbOp::Mdh | RgbOp::Mdv, _) => {
+                lanes::mad(out, a_in[0][c], a_in[1][c], a_in[2][c], rgb_s, clamp, zta);
             }
-            RgbOp::Sop => {
-                for (o, t) in out.iter_mut().zip(&trans[..n]) {
-                    *o = fp::finish(f64::from(*t), rgb_s, rgb_clamp);
-                }
+            (RgbOp::Frc, _) => lanes::frc(out, a_in[0][c], rgb_s, clamp),
+            (RgbOp::Min | RgbOp::Max | RgbOp::Cnd | RgbOp::Cmp, _) => {
+                let op = select_op_rgb(inst.rgb.op).unwrap_or(SelectOp::Min);
+                lanes::select(
+                    out,
+                    op,
+                    a_in[0][c],
+                    a_in[1][c],
+                    a_in[2][c],
+                    plan.rgb_scale,
+                    clamp,
+                );
             }
         }
+        first = first.or(Some(c));
     }
 
     // Alpha operation.
-    {
-        let alpha_scale = plan.alpha_scale;
-        let s = alpha_scale.unwrap_or(1.0);
+    if alpha_need {
+        let s = plan.alpha_scale.unwrap_or(1.0);
         let clamp = inst.alpha.clamp;
-        let [a, b, c] = &*alpha_in;
         let out = &mut alpha_out[..n];
+        let [a, b, c] = al_in;
         match inst.alpha.op {
-            AlphaOp::Mad | AlphaOp::Mdh | AlphaOp::Mdv => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = fp::finish(fp::mad(a[l], b[l], c[l], zero_times_anything), s, clamp);
-                }
+            AlphaOp::Mad | AlphaOp::Mdh | AlphaOp::Mdv => lanes::mad(out, a, b, c, s, clamp, zta),
+            AlphaOp::Dp => lanes::finish_f64(out, dot, s, clamp),
+            AlphaOp::Min | AlphaOp::Max | AlphaOp::Cnd | AlphaOp::Cmp => {
+                let op = select_op_alpha(inst.alpha.op).unwrap_or(SelectOp::Min);
+                lanes::select(out, op, a, b, c, plan.alpha_scale, clamp);
             }
-            AlphaOp::Dp => {
-                for (o, d) in out.iter_mut().zip(&dot[..n]) {
-                    *o = fp::finish(*d, s, clamp);
-                }
-            }
-            AlphaOp::Min => select(out, a, b, c, fp_min, alpha_scale, clamp),
-            AlphaOp::Max => select(out, a, b, c, fp_max, alpha_scale, clamp),
-            AlphaOp::Cnd => select(out, a, b, c, fp::cnd, alpha_scale, clamp),
-            AlphaOp::Cmp => select(out, a, b, c, fp::cmp, alpha_scale, clamp),
-            AlphaOp::Frc => {
-                for (o, x) in out.iter_mut().zip(&a[..n]) {
-                    *o = fp::finish(fp::frc(*x), s, clamp);
-                }
-            }
+            AlphaOp::Frc => lanes::frc(out, a, s, clamp),
             AlphaOp::Ex2
             | AlphaOp::Ln2
             | AlphaOp::Rcp
             | AlphaOp::Rsq
             | AlphaOp::Sin
-            | AlphaOp::Cos => {
-                for (o, t) in out.iter_mut().zip(&trans[..n]) {
-                    *o = fp::finish(f64::from(*t), s, clamp);
-                }
-            }
+            | AlphaOp::Cos => lanes::finish_f32(out, trans, s, clamp),
         }
     }
 
     write_results(group, plan, rgb_out, alpha_out)
 }
 
-fn fp_min(a: f32, b: f32, _c: f32) -> f32 {
-    fp::min(a, b)
-}
-
-fn fp_max(a: f32, b: f32, _c: f32) -> f32 {
-    fp::max(a, b)
-}
-
-/// A MIN/MAX/CND/CMP over the lanes, finished bit-exactly or through the
-/// output modifier (CTM §3.3.5).
-#[inline(always)]
-fn select(
-    out: &mut [f32],
-    a: &Lanes,
-    b: &Lanes,
-    c: &Lanes,
-    f: fn(f32, f32, f32) -> f32,
-    scale: Option<f64>,
-    clamp: bool,
-) {
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = fp::finish_select(f(a[l], b[l], c[l]), scale, clamp);
+/// Channel `c` of `out` to write, and channel `first` (already computed)
+/// to read, if any.
+fn split_channel(
+    out: &mut [Lanes; 3],
+    c: usize,
+    first: Option<usize>,
+) -> (&mut Lanes, Option<&Lanes>) {
+    match first {
+        Some(f) if f < c => {
+            let (lo, hi) = out.split_at_mut(c);
+            (&mut hi[0], Some(&lo[f]))
+        }
+        _ => (&mut out[c], None),
     }
 }
 
 /// The NOP rule of CTM §3.3.2: a presubtract operand written by the
 /// immediately preceding ALU/OUT instruction needs `NOP` on that instruction.
-fn check_presub_hazard(group: &Group, plan: &AluPlan) -> Result<(), FaultKind> {
+pub(crate) fn check_presub_hazard(group: &Group, plan: &AluPlan) -> Result<(), FaultKind> {
     if plan.srcp_need == 0 {
         return Ok(());
     }
@@ -301,7 +547,7 @@ fn check_presub_hazard(group: &Group, plan: &AluPlan) -> Result<(), FaultKind> {
             } else {
                 plan.inst.alpha.sources[k]
             };
-            if let ctm_backend_x1k::isa::AluSource::Temp(t) = src {
+            if let AluSource::Temp(t) = src {
                 let reg = relative(group, t.reg.get(), t.addressing, 127)?;
                 for &(wreg, wmask) in &group.sync.prev_alu_writes {
                     if wmask & (1 << ch) != 0 && wreg == reg {
@@ -333,6 +579,9 @@ fn write_results(
         group.exec()
     };
     let mut prev_writes = [(0u32, 0u8); 2];
+    // Only a select op with OMOD_DISABLED returns unflushed bits.
+    let rgb_raw = plan.rgb_scale.is_none();
+    let alpha_raw = plan.alpha_scale.is_none();
 
     // Temporaries (CTM §3.3.7): predicated by the *old* predicate bits
     // (CTM §3.3.9), so before any predicate update.
@@ -346,13 +595,8 @@ fn write_results(
         let reg = group.check_temp(reg)?;
         for (c, lanes) in rgb_out.iter().enumerate() {
             if inst.rgb.write_mask.has(c) {
-                store(
-                    group,
-                    reg,
-                    c,
-                    writers & predicate_mask(group, inst.rgb.predicate, c),
-                    &lanes[..n],
-                )?;
+                let mask = writers & predicate_mask(group, inst.rgb.predicate, c);
+                store(group, reg, c, mask, &lanes[..n], rgb_raw)?;
             }
         }
         prev_writes[0] = (reg as u32, inst.rgb.write_mask.bits() as u8);
@@ -365,13 +609,8 @@ fn write_results(
             127,
         )?;
         let reg = group.check_temp(reg)?;
-        store(
-            group,
-            reg,
-            3,
-            writers & predicate_mask(group, inst.alpha.predicate, 3),
-            &alpha_out[..n],
-        )?;
+        let mask = writers & predicate_mask(group, inst.alpha.predicate, 3);
+        store(group, reg, 3, mask, &alpha_out[..n], alpha_raw)?;
         prev_writes[1] = (reg as u32, 8);
     }
     group.sync.prev_alu_writes = if inst.nop { [(0, 0); 2] } else { prev_writes };
@@ -398,29 +637,30 @@ fn write_results(
             }
             // A UMRT program has no cached targets (CTM §3.3.8).
             let cached = !plan.uncached;
-            for lane in 0..n {
-                let bit = 1u64 << lane;
-                if writers & bit == 0 {
-                    continue;
-                }
-                if cached && !o.rgb_mask.is_empty() {
-                    let t = o.rgb_target.code() as usize;
-                    for (c, lanes) in rgb_out.iter().enumerate() {
-                        if o.rgb_mask.has(c)
-                            && predicate_mask(group, inst.rgb.predicate, c) & bit != 0
-                        {
-                            group.outputs[lane].values[t][c] = lanes[lane];
-                            group.outputs[lane].masks[t] |= 1 << c;
+            let alpha_pass = writers & predicate_mask(group, inst.alpha.predicate, 3);
+            if cached {
+                let t = o.rgb_target.code() as usize & 3;
+                for (c, lanes) in rgb_out.iter().enumerate() {
+                    if o.rgb_mask.has(c) {
+                        let mask = writers & predicate_mask(group, inst.rgb.predicate, c);
+                        for lane in set_lanes(mask, n) {
+                            let out = &mut group.outputs[lane];
+                            out.values[t][c] = lanes[lane];
+                            out.masks[t] |= 1 << c;
                         }
                     }
                 }
-                let alpha_pass = predicate_mask(group, inst.alpha.predicate, 3) & bit != 0;
-                if cached && o.alpha_mask.is_on() && alpha_pass {
-                    let t = o.alpha_target.code() as usize;
-                    group.outputs[lane].values[t][3] = alpha_out[lane];
-                    group.outputs[lane].masks[t] |= 8;
+                if o.alpha_mask.is_on() {
+                    let t = o.alpha_target.code() as usize & 3;
+                    for lane in set_lanes(alpha_pass, n) {
+                        let out = &mut group.outputs[lane];
+                        out.values[t][3] = alpha_out[lane];
+                        out.masks[t] |= 8;
+                    }
                 }
-                if o.w.is_on() && alpha_pass {
+            }
+            if o.w.is_on() {
+                for lane in set_lanes(alpha_pass, n) {
                     group.outputs[lane].conditional = Some(alpha_out[lane]);
                 }
             }
@@ -442,6 +682,20 @@ fn write_results(
     Ok(())
 }
 
+/// The lanes below `n` whose bit is set in `mask`, in order.
+fn set_lanes(mask: LaneMask, n: usize) -> impl Iterator<Item = usize> {
+    let mut m = if n >= 64 { mask } else { mask & ((1 << n) - 1) };
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
 /// UMRT writes (CTM §3.3.8): R = value, G = x, B = y, A must be 0.
 fn write_umrt(
     group: &mut Group,
@@ -453,10 +707,7 @@ fn write_umrt(
 ) -> Result<(), FaultKind> {
     let inst = &plan.inst;
     let mask = writers & group.covered & predicate_mask(group, inst.rgb.predicate, 0);
-    for lane in 0..group.n {
-        if mask & (1 << lane) == 0 {
-            continue;
-        }
+    for lane in set_lanes(mask, group.n) {
         if fp::flush(alpha_out[lane]) != 0.0 {
             return Err(FaultKind::UmrtAlphaNotZero {
                 value: alpha_out[lane],
@@ -475,14 +726,16 @@ fn write_umrt(
 
 /// One bit per lane: `compare(x, op)` (CTM §3.6.1 table).
 #[inline]
-fn compare_mask(lanes: &[f32], op: ctm_backend_x1k::isa::CompareOp) -> LaneMask {
+pub(crate) fn compare_mask(lanes: &[f32], op: ctm_backend_x1k::isa::CompareOp) -> LaneMask {
     lanes.iter().enumerate().fold(
         0,
         |m, (l, x)| if fp::compare(*x, op) { m | (1 << l) } else { m },
     )
 }
 
-/// Store `values` into channel `ch` of `reg` for the processors in `mask`.
+/// Store `values` into channel `ch` of `reg` for the processors in `mask`,
+/// keeping the channel's denormal bit: `raw` values (a select op's
+/// unflushed bits) may be denormal, any other result is flushed.
 #[inline]
 fn store(
     group: &mut Group,
@@ -490,21 +743,30 @@ fn store(
     ch: usize,
     mask: LaneMask,
     values: &[f32],
+    raw: bool,
 ) -> Result<(), FaultKind> {
     let idx = reg * 4 + ch;
-    let r = check_tex_ready(group, idx, Access::Write);
-    group.hazard(r)?;
+    if group.sync.tex_seq > group.sync.tex_done {
+        let r = check_tex_ready(group, idx, Access::Write);
+        group.hazard(r)?;
+    }
     group.sync.mark_alu_dirty(idx);
     let off = group.offset(reg, ch);
+    let full = mask & group.present == group.present;
+    let was_denormal = group.may_be_denormal(idx);
     let dst = &mut group.regs[off..off + values.len()];
-    if mask & group.present == group.present {
+    if full {
         dst.copy_from_slice(values);
     } else {
-        for (l, (d, v)) in dst.iter_mut().zip(values).enumerate() {
-            if mask & (1 << l) != 0 {
-                *d = *v;
-            }
-        }
+        lanes::masked_store(dst, values, mask);
     }
+    let denormal = if raw && lanes::any_denormal(values) {
+        true
+    } else if full {
+        false
+    } else {
+        was_denormal && lanes::any_denormal(dst)
+    };
+    group.set_denormal(idx, denormal);
     Ok(())
 }

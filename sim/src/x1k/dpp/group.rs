@@ -3,6 +3,7 @@
 //! type shares (CTM §3.2.1, §3.4.2, §3.7), the hazard policy, the step
 //! limit, and the per-element results.
 
+use super::Engine;
 use super::alu;
 use super::fault::{DppFault, FaultKind, HazardPolicy};
 use super::flow::{self, FcConstants};
@@ -28,6 +29,8 @@ pub(crate) struct RunContext<'a> {
     pub step_limit: u64,
     /// What to do on a hazard.
     pub policy: HazardPolicy,
+    /// The execution engine.
+    pub engine: Engine,
 }
 
 /// What one group produced besides its element results.
@@ -100,7 +103,13 @@ pub(crate) fn run_group(
                     let r = semaphore_wait(&mut group);
                     group.hazard(r).map_err(fault)?;
                 }
-                let r = alu::execute(&mut group, p, &ctx.consts, plan.zero_times_anything);
+                let r = alu::execute(
+                    &mut group,
+                    p,
+                    &ctx.consts,
+                    plan.zero_times_anything,
+                    ctx.engine,
+                );
                 group.hazard(r).map_err(fault)?;
                 if let Some(kind) = p.umrt {
                     group.sync.umrt_seq += 1;

@@ -33,7 +33,9 @@ pub mod fault;
 mod flow;
 mod fp;
 mod group;
+mod lanes;
 mod prepare;
+mod reference;
 mod sources;
 mod state;
 pub mod stats;
@@ -68,6 +70,22 @@ pub struct DppOptions {
     pub hazards: HazardPolicy,
     /// The machine.
     pub cycle_model: CycleModel,
+    /// How instructions are executed (results are the same bit for bit).
+    pub engine: Engine,
+}
+
+/// How the array executes instructions. Both engines give the same
+/// results, statistics, warnings and faults, bit for bit; the equivalence
+/// tests check it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Vectorised lane kernels and pre-resolved operands (the default).
+    #[default]
+    Fast,
+    /// The straightforward implementation: operands assembled channel by
+    /// channel and every lane through the scalar rule functions. Slower;
+    /// the yardstick of the fast engine.
+    Reference,
 }
 
 impl Default for DppOptions {
@@ -77,6 +95,7 @@ impl Default for DppOptions {
             step_limit: 1 << 24,
             hazards: HazardPolicy::Fault,
             cycle_model: CycleModel::default(),
+            engine: Engine::Fast,
         }
     }
 }
@@ -134,6 +153,7 @@ pub fn run_program(
         },
         step_limit: options.step_limit,
         policy: options.hazards,
+        engine: options.engine,
     };
     // Each group writes its results in place (no copying between vectors).
     let mut results = vec![ElementResult::default(); elements.len()];

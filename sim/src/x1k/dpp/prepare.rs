@@ -52,6 +52,12 @@ pub(crate) struct AluPlan {
     pub rgb_used: bool,
     /// The alpha unit's result goes somewhere.
     pub alpha_used: bool,
+    /// RGB result channels something reads (bit c = channel c): temporary,
+    /// predicate and output masks, the ALU result, UMRT. The fast engine
+    /// computes only these.
+    pub rgb_out_need: u8,
+    /// The alpha result is read by something.
+    pub alpha_out_need: bool,
     /// The UMRT kind, for an OUT that writes in an uncached program.
     pub umrt: Option<UmrtTarget>,
     /// The program's outputs are uncached (`US_CONFIG` bit 0).
@@ -205,7 +211,7 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
     src_need[1] |= presub_need[1];
 
     let (rgb_out, alpha_out, umrt) = match &inst.writes {
-        AluWrites::Predicate(p) => (!p.rgb_mask.is_empty(), p.alpha_mask.is_on(), None),
+        AluWrites::Predicate(p) => (p.rgb_mask.bits() as u8, p.alpha_mask.is_on(), None),
         AluWrites::Output(o) => {
             let umrt = if uncached {
                 // CTM §3.3.8: a UMRT output writes all channels or none.
@@ -227,17 +233,23 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
                 None
             };
             (
-                !o.rgb_mask.is_empty(),
+                o.rgb_mask.bits() as u8,
                 o.alpha_mask.is_on() || o.w.is_on(),
                 umrt,
             )
         }
     };
     let result_sel = inst.alu_result.map(|r| r.sel);
-    let rgb_used = !rgb.write_mask.is_empty()
-        || rgb_out
-        || result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Red)
-        || alpha.op == AlphaOp::Dp;
+    let red_result = result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Red);
+    let rgb_used = !rgb.write_mask.is_empty() || rgb_out != 0 || red_result || alpha.op == AlphaOp::Dp;
+    let alpha_out_need = alpha.write_mask.is_on()
+        || alpha_out
+        || result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Alpha)
+        || umrt.is_some();
+    let rgb_out_need = rgb.write_mask.bits() as u8
+        | rgb_out
+        | u8::from(red_result)
+        | if umrt.is_some() { 7 } else { 0 };
     let alpha_used = alpha.write_mask.is_on()
         || alpha_out
         || result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Alpha)
@@ -251,6 +263,8 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
         rgb_scale: omod_scale(rgb.omod),
         alpha_scale: omod_scale(alpha.omod),
         transcendental,
+        rgb_out_need,
+        alpha_out_need,
         rgb_used,
         alpha_used,
         umrt,

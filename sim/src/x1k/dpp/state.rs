@@ -184,6 +184,11 @@ pub(crate) struct Group {
     pub nregs: usize,
     /// Temporaries, `regs[(reg * 4 + ch) * n + lane]`.
     pub regs: Vec<f32>,
+    /// Temporary channels (bit `reg * 4 + ch`) that may hold a denormal in
+    /// some lane. Clear bits let the fast engine read a channel as already
+    /// flushed; a set bit only costs a flush. Kept by the fast engine's
+    /// writes and by lookups.
+    pub denormal: [u64; 8],
     /// All processors of the group.
     pub present: LaneMask,
     /// Active bits (CTM §3.5.2).
@@ -244,6 +249,8 @@ impl Group {
             n,
             nregs,
             regs,
+            // r0 = (i, j, 0, 0) holds integers, the rest zeros.
+            denormal: [0; 8],
             present,
             active: present,
             counters: [0; MAX_GROUP_SIZE],
@@ -315,6 +322,23 @@ impl Group {
             .find(|f| f.kind == LoopFrameKind::Loop)
             .map(|f| f.al)
             .ok_or(FaultKind::AlOutsideLoop)
+    }
+
+    /// Whether channel `idx` (`reg * 4 + ch`) may hold a denormal.
+    #[inline]
+    pub fn may_be_denormal(&self, idx: usize) -> bool {
+        self.denormal[idx / 64] & (1 << (idx % 64)) != 0
+    }
+
+    /// Record whether channel `idx` may hold a denormal.
+    #[inline]
+    pub fn set_denormal(&mut self, idx: usize, may: bool) {
+        let bit = 1u64 << (idx % 64);
+        if may {
+            self.denormal[idx / 64] |= bit;
+        } else {
+            self.denormal[idx / 64] &= !bit;
+        }
     }
 
     /// Offset of channel `ch` of temporary `reg` in `regs`.

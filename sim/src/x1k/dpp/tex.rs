@@ -14,6 +14,7 @@ use ctm_backend_x1k::isa::{Channel, TexInst, TexOp};
 use super::alu::{predicate_bits, predicate_mask};
 use super::fault::{Access, AluDependency, FaultKind};
 use super::fp::flush;
+use super::lanes::any_denormal;
 use super::sources::{check_tex_ready, relative};
 use super::state::{Group, Held, LaneMask};
 use super::timing::Costs;
@@ -235,6 +236,10 @@ pub(crate) fn execute(
                     };
                     if enabled {
                         group.sync.tex_pending[dst * 4 + ch] = (seq, slot);
+                        // Texels are arbitrary bits: look for denormals.
+                        let off = group.offset(dst, ch);
+                        let any = any_denormal(&group.regs[off..off + n]);
+                        group.set_denormal(dst * 4 + ch, any);
                     }
                 }
             }
