@@ -242,6 +242,13 @@ fn alu(rng: &mut Rng, ctx: Ctx, out: bool) -> AluInst {
         clamp: rng.chance(20),
         predicate: predicate(rng),
     };
+    let mut rgb = rgb;
+    if matches!(rgb_op, RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a) && rng.chance(40) {
+        // B the same in every channel, so A's cancelling channels cancel
+        // in the terms too.
+        let s = rng.pick(&[Swizzle::One, Swizzle::R, Swizzle::A]);
+        rgb.inputs[1].swizzle = [s; 3];
+    }
     let alpha = AlphaHalf {
         op: alpha_op,
         inputs: std::array::from_fn(|_| AlphaInput {
@@ -475,15 +482,32 @@ fn body(rng: &mut Rng) -> Vec<Inst> {
     b.insts
 }
 
+/// A random four-vector; one in four has two channels that cancel and a
+/// third far smaller (the dot-product quirk of CTM §3.6.2).
+fn vector(rng: &mut Rng) -> [f32; 4] {
+    let mut v: [f32; 4] = std::array::from_fn(|_| special_value(rng));
+    if rng.chance(25) {
+        let x = (rng.below(2000) as f32 + 1.0) / 64.0;
+        let tiny = x * f32::from_bits(0x3280_0000 + (rng.below(8) << 23)); // 2^-26..2^-19
+        let (i, j, k) = match rng.below(3) {
+            0 => (0, 1, 2),
+            1 => (2, 0, 1),
+            _ => (1, 2, 3),
+        };
+        v[i] = x;
+        v[j] = -x;
+        v[k] = if rng.chance(50) { tiny } else { -tiny };
+    }
+    v
+}
+
 fn memory(rng: &mut Rng) -> TableMemory {
     let mut mem = TableMemory::default();
     for k in 0..24u8 {
-        mem.set_constant(k, std::array::from_fn(|_| special_value(rng)));
+        mem.set_constant(k, vector(rng));
     }
     for t in 0..2u8 {
-        let texels = (0..16 * 16)
-            .map(|_| std::array::from_fn(|_| special_value(rng)))
-            .collect();
+        let texels = (0..16 * 16).map(|_| vector(rng)).collect();
         mem.set_input(t, 16, 16, texels);
     }
     // aL stays in 0..=3: count · step + init ≤ 3.
