@@ -8,7 +8,7 @@ use super::alu;
 use super::fault::{DppFault, FaultKind, HazardPolicy};
 use super::flow::{self, FcConstants};
 use super::prepare::{Plan, Slot};
-use super::state::{FcLimits, Group, Held};
+use super::state::{FcLimits, Group, Held, Spare};
 use super::tex;
 use super::timing::{Costs, Profile, SegmentEnd};
 use crate::x1k::interface::{DppMemory, ElementResult, TargetWrite};
@@ -33,8 +33,15 @@ pub(crate) struct RunContext<'a> {
     pub engine: Engine,
 }
 
-/// What one group produced besides its element results.
+/// What one group produced.
 pub(crate) struct GroupOutcome {
+    /// One result per element, in order.
+    pub results: Vec<ElementResult>,
+    /// Elements killed.
+    pub killed: u64,
+    /// Output channels written (target channels and conditional values of
+    /// the elements not killed), for the memory-traffic statistics.
+    pub output_channels: u64,
     /// Timing and counters.
     pub profile: Profile,
     /// Hazards seen under [`HazardPolicy::Warn`]: (slot, hazard, count).
@@ -71,14 +78,20 @@ fn alu_wait(group: &mut Group) {
 }
 
 /// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]),
-/// writing one result per element into `out` (same length).
+/// with the allocations of `spare` (left there again for the next group).
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
     elements: &[(u32, u32)],
-    out: &mut [ElementResult],
+    spare: &mut Spare,
 ) -> Result<GroupOutcome, DppFault> {
     let plan = ctx.plan;
-    let mut group = Group::new(elements, plan.nregs, FcLimits::of(plan.full_fc), ctx.policy);
+    let mut group = Group::with_spare(
+        elements,
+        plan.nregs,
+        FcLimits::of(plan.full_fc),
+        ctx.policy,
+        std::mem::take(spare),
+    );
     let mut pc = plan.start;
     let mut steps = 0u64;
     loop {
@@ -220,33 +233,42 @@ pub(crate) fn run_group(
     }
     group.profile.close(SegmentEnd::Finish);
 
-    for ((lane, &(i, j)), slot) in elements.iter().enumerate().zip(out.iter_mut()) {
-        *slot = {
-            let killed = group.covered & (1 << lane) == 0;
-            let lane_out = &group.outputs[lane];
-            let mut targets = [None; 4];
-            if !killed {
-                for (t, target) in targets.iter_mut().enumerate() {
-                    if lane_out.masks[t] != 0 {
-                        *target = Some(TargetWrite {
-                            value: lane_out.values[t],
-                            mask: lane_out.masks[t],
-                        });
-                    }
+    let mut results = Vec::with_capacity(elements.len());
+    let (mut killed_count, mut output_channels) = (0u64, 0u64);
+    for (lane, &(i, j)) in elements.iter().enumerate() {
+        let killed = group.covered & (1 << lane) == 0;
+        let lane_out = &group.outputs[lane];
+        let mut targets = [None; 4];
+        if !killed {
+            for (t, target) in targets.iter_mut().enumerate() {
+                if lane_out.masks[t] != 0 {
+                    *target = Some(TargetWrite {
+                        value: lane_out.values[t],
+                        mask: lane_out.masks[t],
+                    });
+                    output_channels += u64::from(lane_out.masks[t].count_ones());
                 }
             }
-            ElementResult {
-                i,
-                j,
-                killed,
-                targets,
-                conditional_value: if killed { None } else { lane_out.conditional },
-                umrt: std::mem::take(&mut group.umrt[lane]),
-            }
-        };
+        }
+        let conditional_value = if killed { None } else { lane_out.conditional };
+        output_channels += u64::from(conditional_value.is_some());
+        killed_count += u64::from(killed);
+        results.push(ElementResult {
+            i,
+            j,
+            killed,
+            targets,
+            conditional_value,
+            umrt: std::mem::take(&mut group.umrt[lane]),
+        });
     }
-    Ok(GroupOutcome {
+    let outcome = GroupOutcome {
+        results,
+        killed: killed_count,
+        output_channels,
         profile: std::mem::take(&mut group.profile),
         warnings: std::mem::take(&mut group.warnings),
-    })
+    };
+    *spare = group.into_spare();
+    Ok(outcome)
 }

@@ -55,6 +55,7 @@ pub use timing::Counters;
 use crate::x1k::interface::{DppMemory, ElementResult, Program};
 use flow::FcConstants;
 use group::{GroupOutcome, RunContext};
+use state::Spare;
 use timing::Costs;
 
 /// Options of a run.
@@ -155,20 +156,26 @@ pub fn run_program(
         policy: options.hazards,
         engine: options.engine,
     };
-    // Each group writes its results in place (no copying between vectors).
-    let mut results = vec![ElementResult::default(); elements.len()];
+    // Each worker reuses one group's allocations from group to group; the
+    // groups' results are moved into the run's vector in order.
     let outcomes: Vec<Result<GroupOutcome, DppFault>> = elements
         .par_chunks(group_size)
-        .zip(results.par_chunks_mut(group_size))
-        .map(|(chunk, out)| group::run_group(&ctx, chunk, out))
+        .map_init(Spare::default, |spare, chunk| {
+            group::run_group(&ctx, chunk, spare)
+        })
         .collect();
 
     let mut counters = Counters::default();
     let mut profiles = Vec::with_capacity(outcomes.len());
     let mut warnings: Vec<Warning> = Vec::new();
+    let mut results = Vec::with_capacity(elements.len());
+    let (mut killed, mut output_channels) = (0u64, 0u64);
     for outcome in outcomes {
         let outcome = outcome?;
         counters.add(&outcome.profile.counters);
+        results.extend(outcome.results);
+        killed += outcome.killed;
+        output_channels += outcome.output_channels;
         for (slot, kind, count) in outcome.warnings {
             match warnings
                 .iter_mut()
@@ -206,7 +213,9 @@ pub fn run_program(
         model,
         counters: &counters,
         schedule: &schedule,
-        results: &results,
+        elements: results.len() as u64,
+        killed,
+        output_channels,
         group_size: group_size as u32,
         batches: profiles.len() as u64,
         registers,

@@ -129,9 +129,10 @@ pub(crate) struct Sync {
 }
 
 impl Sync {
-    fn new(nregs: usize) -> Self {
+    /// Nothing pending; `tex_pending` holds one zero entry per channel.
+    fn new(tex_pending: Vec<(u32, u16)>) -> Self {
         Sync {
-            tex_pending: vec![(0, 0); nregs * 4],
+            tex_pending,
             tex_seq: 0,
             tex_done: 0,
             held: None,
@@ -229,21 +230,52 @@ pub(crate) struct Group {
     pub scratch: Option<Box<super::alu::Scratch>>,
 }
 
+/// The allocations a finished group leaves for the next group of the same
+/// worker, so that running a group allocates nothing but its results.
+#[derive(Debug, Default)]
+pub(crate) struct Spare {
+    regs: Vec<f32>,
+    outputs: Vec<LaneOutputs>,
+    umrt: Vec<SmallVec<[UmrtWrite; 2]>>,
+    tex_pending: Vec<(u32, u16)>,
+    warnings: Vec<(u16, FaultKind, u64)>,
+    scratch: Option<Box<super::alu::Scratch>>,
+}
+
 impl Group {
     /// A group for the index pairs `elements`, with the initial registers
-    /// of the ABI: r0 = (i, j, 0, 0), everything else 0 (`docs/sim-x1k.md` §1).
-    pub fn new(
+    /// of the ABI: r0 = (i, j, 0, 0), everything else 0 (`docs/sim-x1k.md`
+    /// §1), reusing the allocations of `spare` (every field is initialised
+    /// afresh; only capacity carries over).
+    pub fn with_spare(
         elements: &[(u32, u32)],
         nregs: usize,
         limits: FcLimits,
         policy: HazardPolicy,
+        spare: Spare,
     ) -> Self {
         let n = elements.len();
-        let mut regs = vec![0.0f32; nregs * 4 * n];
+        let Spare {
+            mut regs,
+            mut outputs,
+            mut umrt,
+            mut tex_pending,
+            mut warnings,
+            scratch,
+        } = spare;
+        regs.clear();
+        regs.resize(nregs * 4 * n, 0.0);
         for (lane, &(i, j)) in elements.iter().enumerate() {
             regs[lane] = i as f32;
             regs[n + lane] = j as f32;
         }
+        outputs.clear();
+        outputs.resize(n, LaneOutputs::default());
+        umrt.clear();
+        umrt.resize(n, SmallVec::new());
+        tex_pending.clear();
+        tex_pending.resize(nregs * 4, (0, 0));
+        warnings.clear();
         let present = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         Group {
             n,
@@ -262,14 +294,26 @@ impl Group {
             loops: SmallVec::new(),
             addresses: SmallVec::new(),
             limits,
-            outputs: vec![LaneOutputs::default(); n],
-            umrt: vec![SmallVec::new(); n],
-            sync: Sync::new(nregs),
+            outputs,
+            umrt,
+            sync: Sync::new(tex_pending),
             profile: Profile::default(),
             policy,
             slot: 0,
-            warnings: Vec::new(),
-            scratch: Some(super::alu::Scratch::new()),
+            warnings,
+            scratch: Some(scratch.unwrap_or_else(super::alu::Scratch::new)),
+        }
+    }
+
+    /// The allocations to reuse for the next group.
+    pub fn into_spare(self) -> Spare {
+        Spare {
+            regs: self.regs,
+            outputs: self.outputs,
+            umrt: self.umrt,
+            tex_pending: self.sync.tex_pending,
+            warnings: self.warnings,
+            scratch: self.scratch,
         }
     }
 

@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use super::cycle::{CycleModel, Schedule, StallCycles};
 use super::timing::Counters;
-use crate::x1k::interface::ElementResult;
 
 /// Which limit decided the cycle count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -152,7 +151,13 @@ pub(crate) struct StatsInput<'a> {
     pub model: &'a CycleModel,
     pub counters: &'a Counters,
     pub schedule: &'a Schedule,
-    pub results: &'a [ElementResult],
+    /// Elements run.
+    pub elements: u64,
+    /// Elements killed.
+    pub killed: u64,
+    /// Output channels written by the elements not killed (target
+    /// channels and conditional values).
+    pub output_channels: u64,
     pub group_size: u32,
     pub batches: u64,
     pub registers: u32,
@@ -169,22 +174,10 @@ impl DppStats {
             model,
             counters: c,
             schedule,
-            results,
             ..
         } = input;
-        let elements = results.len() as u64;
-        let killed = results.iter().filter(|r| r.killed).count() as u64;
-        let output_channels: u64 = results
-            .iter()
-            .map(|r| {
-                r.targets
-                    .iter()
-                    .flatten()
-                    .map(|t| u64::from(t.mask.count_ones()))
-                    .sum::<u64>()
-                    + u64::from(r.conditional_value.is_some())
-            })
-            .sum();
+        let (elements, killed, output_channels) =
+            (input.elements, input.killed, input.output_channels);
         let texture_bytes = c.texels_fetched * model.texel_bytes;
         let output_bytes = output_channels * model.output_channel_bytes;
         let umrt_bytes = c.umrt_writes * 4;
