@@ -188,7 +188,9 @@ fn rate_mode(spec: &str) {
     let options = DppOptions::default();
     let one = one_thread();
     let threads = rayon::current_num_threads();
-    println!("kernel  lane-ops/run | 1 thread: M/CPU-s M/wall-s | {threads} threads: M/CPU-s M/wall-s");
+    println!(
+        "kernel  lane-ops/run | 1 thread: M/CPU-s M/wall-s | {threads} threads: M/CPU-s M/wall-s"
+    );
     for (name, prog) in kernels() {
         if spec != "all" && !spec.split(',').any(|s| s == name) {
             continue;

@@ -348,7 +348,9 @@ impl Builder {
                 1 if rng.chance(30) => {
                     let s = rng.below(BODY_REGS);
                     let mask = rng.pick(&["r", "rg", "a", "rgba"]);
-                    self.push_text(&format!("tex r{s}.{mask} = texkill(t0, r{s}.rrrr) alu_wait"));
+                    self.push_text(&format!(
+                        "tex r{s}.{mask} = texkill(t0, r{s}.rrrr) alu_wait"
+                    ));
                 }
                 2 => self.push_alu(alu(rng, ctx, true)),
                 _ => self.push_alu(alu(rng, ctx, false)),
@@ -519,10 +521,13 @@ fn memory(rng: &mut Rng) -> TableMemory {
 
 #[test]
 fn fast_engine_matches_reference_on_random_programs() {
-    let mut rng = Rng(0x5EED_0F_C7A1_2024);
+    // A longer soak: X1K_DPP_EQUIV_CASES=20000 X1K_DPP_EQUIV_SEED=7.
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let cases = env("X1K_DPP_EQUIV_CASES").unwrap_or(600);
+    let mut rng = Rng(0x5EED_0F_C7A1_2024 ^ env("X1K_DPP_EQUIV_SEED").unwrap_or(0));
     let elements: Vec<(u32, u32)> = (0..60).map(|k| (k % 16, (k * 7) % 16)).collect();
-    let (mut ok, mut total) = (0u32, 0u32);
-    for case in 0..400 {
+    let (mut ok, mut total) = (0u64, 0u64);
+    for case in 0..cases {
         let body = body(&mut rng);
         let mem = memory(&mut rng);
         let zta = if rng.chance(25) { 2 } else { 0 };
@@ -539,15 +544,16 @@ fn fast_engine_matches_reference_on_random_programs() {
                     ..DppOptions::default()
                 };
                 // `run_checked` compares the two engines bit for bit.
-                let run = std::panic::catch_unwind(|| run_checked(&prog, &elements, &mem, &options))
-                    .unwrap_or_else(|_| {
-                        panic!(
-                            "case {case} ({tail:?}, group {group_size}, {hazards:?}):\n{}",
-                            ctm_backend_x1k::isa::format_program(&prog.insts)
-                        )
-                    });
+                let run =
+                    std::panic::catch_unwind(|| run_checked(&prog, &elements, &mem, &options))
+                        .unwrap_or_else(|_| {
+                            panic!(
+                                "case {case} ({tail:?}, group {group_size}, {hazards:?}):\n{}",
+                                ctm_backend_x1k::isa::format_program(&prog.insts)
+                            )
+                        });
                 total += 1;
-                ok += u32::from(run.is_ok());
+                ok += u64::from(run.is_ok());
             }
         }
     }

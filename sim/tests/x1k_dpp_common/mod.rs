@@ -27,7 +27,8 @@ pub type ResultBits = (
 pub fn result_bits(r: &ElementResult) -> ResultBits {
     (
         (r.i, r.j, r.killed),
-        r.targets.map(|t| t.map(|w| (w.value.map(f32::to_bits), w.mask))),
+        r.targets
+            .map(|t| t.map(|w| (w.value.map(f32::to_bits), w.mask))),
         r.conditional_value.map(f32::to_bits),
         r.umrt
             .iter()
@@ -50,7 +51,11 @@ pub fn assert_same_run(
             for (k, (a, b)) in f.results.iter().zip(&r.results).enumerate() {
                 assert_eq!(result_bits(a), result_bits(b), "{what}: element {k}");
             }
-            assert_eq!(format!("{:?}", f.stats), format!("{:?}", r.stats), "{what}: stats");
+            assert_eq!(
+                format!("{:?}", f.stats),
+                format!("{:?}", r.stats),
+                "{what}: stats"
+            );
             assert_eq!(f.batches, r.batches, "{what}: batches");
             assert_eq!(f.warnings, r.warnings, "{what}: warnings");
         }

@@ -144,41 +144,104 @@ pub(crate) fn modify(dst: &mut [f32], src: &[f32], m: InputModifier) {
     }
 }
 
+/// A kernel input: one value per lane, or one value for every lane (a
+/// constant, which the kernel converts once).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum In<'a> {
+    /// One value per lane.
+    Lanes(&'a [f32]),
+    /// The same value in every lane.
+    Splat(f32),
+}
+
+/// A kernel operand, per lane or uniform (monomorphised, so a uniform
+/// operand costs no load).
+trait Src: Copy {
+    /// This operand with exactly `n` lanes (lets LLVM drop bounds checks).
+    fn prefix(self, n: usize) -> Self;
+    /// Lane `l`.
+    fn at(self, l: usize) -> f32;
+}
+
+impl Src for &[f32] {
+    #[inline(always)]
+    fn prefix(self, n: usize) -> Self {
+        &self[..n]
+    }
+    #[inline(always)]
+    fn at(self, l: usize) -> f32 {
+        self[l]
+    }
+}
+
+/// A uniform operand.
+#[derive(Clone, Copy)]
+struct Splat(f32);
+
+impl Src for Splat {
+    #[inline(always)]
+    fn prefix(self, _n: usize) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn at(self, _l: usize) -> f32 {
+        self.0
+    }
+}
+
 /// MAD `A·B + C` through the output modifier (`fp::mad` then
-/// `fp::finish`), of inputs already flushed.
+/// `fp::finish`), of inputs already flushed; B and C may be uniform.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn mad(
     out: &mut [f32],
     a: &[f32],
-    b: &[f32],
-    c: &[f32],
+    b: In<'_>,
+    c: In<'_>,
     scale: f64,
     clamp: bool,
     zta: bool,
 ) {
-    let f = match (clamp, zta, scale != 1.0) {
-        (false, false, false) => mad_with::<false, false, false>,
-        (false, false, true) => mad_with::<false, false, true>,
-        (false, true, false) => mad_with::<false, true, false>,
-        (false, true, true) => mad_with::<false, true, true>,
-        (true, false, false) => mad_with::<true, false, false>,
-        (true, false, true) => mad_with::<true, false, true>,
-        (true, true, false) => mad_with::<true, true, false>,
-        (true, true, true) => mad_with::<true, true, true>,
-    };
-    f(out, a, b, c, scale);
+    match (b, c) {
+        (In::Lanes(b), In::Lanes(c)) => mad_bc(out, a, b, c, scale, clamp, zta),
+        (In::Lanes(b), In::Splat(c)) => mad_bc(out, a, b, Splat(c), scale, clamp, zta),
+        (In::Splat(b), In::Lanes(c)) => mad_bc(out, a, Splat(b), c, scale, clamp, zta),
+        (In::Splat(b), In::Splat(c)) => mad_bc(out, a, Splat(b), Splat(c), scale, clamp, zta),
+    }
 }
 
-fn mad_with<const CLAMP: bool, const ZTA: bool, const SCALED: bool>(
+#[inline(always)]
+fn mad_bc<B: Src, C: Src>(
     out: &mut [f32],
     a: &[f32],
-    b: &[f32],
-    c: &[f32],
+    b: B,
+    c: C,
+    scale: f64,
+    clamp: bool,
+    zta: bool,
+) {
+    match (clamp, zta, scale != 1.0) {
+        (false, false, false) => mad_with::<B, C, false, false, false>(out, a, b, c, scale),
+        (false, false, true) => mad_with::<B, C, false, false, true>(out, a, b, c, scale),
+        (false, true, false) => mad_with::<B, C, false, true, false>(out, a, b, c, scale),
+        (false, true, true) => mad_with::<B, C, false, true, true>(out, a, b, c, scale),
+        (true, false, false) => mad_with::<B, C, true, false, false>(out, a, b, c, scale),
+        (true, false, true) => mad_with::<B, C, true, false, true>(out, a, b, c, scale),
+        (true, true, false) => mad_with::<B, C, true, true, false>(out, a, b, c, scale),
+        (true, true, true) => mad_with::<B, C, true, true, true>(out, a, b, c, scale),
+    }
+}
+
+fn mad_with<B: Src, C: Src, const CLAMP: bool, const ZTA: bool, const SCALED: bool>(
+    out: &mut [f32],
+    a: &[f32],
+    b: B,
+    c: C,
     scale: f64,
 ) {
     let n = out.len();
-    let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
+    let (a, b, c) = (&a[..n], b.prefix(n), c.prefix(n));
     for l in 0..n {
-        let x = product::<ZTA>(a[l], b[l]) + f64::from(c[l]);
+        let x = product::<ZTA>(a[l], b.at(l)) + f64::from(c.at(l));
         out[l] = finish_s::<CLAMP, SCALED>(x, scale);
     }
 }
@@ -235,12 +298,20 @@ pub(crate) fn select(
     match op {
         SelectOp::Min => {
             for l in 0..n {
-                out[l] = if flush(a[l]) < flush(b[l]) { a[l] } else { b[l] };
+                out[l] = if flush(a[l]) < flush(b[l]) {
+                    a[l]
+                } else {
+                    b[l]
+                };
             }
         }
         SelectOp::Max => {
             for l in 0..n {
-                out[l] = if flush(a[l]) > flush(b[l]) { a[l] } else { b[l] };
+                out[l] = if flush(a[l]) > flush(b[l]) {
+                    a[l]
+                } else {
+                    b[l]
+                };
             }
         }
         SelectOp::Cnd => {
@@ -406,35 +477,13 @@ pub(crate) fn transcendental(out: &mut [f32], t: Transcendental, a: &[f32]) {
     }
 }
 
-/// Presubtract of every lane (`sources::presub`): from flushed operands in
-/// f64, rounded once, flushed.
+/// Presubtract of every lane (`sources::presub`, whose NaN rule makes the
+/// result independent of how the compiler orders the operands).
 pub(crate) fn presub(out: &mut [f32], op: ctm_backend_x1k::isa::PresubOp, s0: &[f32], s1: &[f32]) {
-    use ctm_backend_x1k::isa::PresubOp;
     let n = out.len();
     let (s0, s1) = (&s0[..n], &s1[..n]);
-    let a = |l: usize| f64::from(flush(s0[l]));
-    let b = |l: usize| f64::from(flush(s1[l]));
-    match op {
-        PresubOp::Bias => {
-            for l in 0..n {
-                out[l] = flush((1.0 - 2.0 * a(l)) as f32);
-            }
-        }
-        PresubOp::Sub => {
-            for l in 0..n {
-                out[l] = flush((b(l) - a(l)) as f32);
-            }
-        }
-        PresubOp::Add => {
-            for l in 0..n {
-                out[l] = flush((b(l) + a(l)) as f32);
-            }
-        }
-        PresubOp::Inv => {
-            for l in 0..n {
-                out[l] = flush((1.0 - a(l)) as f32);
-            }
-        }
+    for l in 0..n {
+        out[l] = super::sources::presub(op, flush(s0[l]), flush(s1[l]));
     }
 }
 

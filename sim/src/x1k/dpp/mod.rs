@@ -34,6 +34,7 @@ mod flow;
 mod fp;
 mod group;
 mod lanes;
+mod operands;
 mod prepare;
 mod reference;
 mod sources;
@@ -42,6 +43,7 @@ pub mod stats;
 mod tex;
 mod timing;
 mod transcendental;
+mod writes;
 
 use rayon::prelude::*;
 

@@ -13,6 +13,7 @@ use ctm_backend_x1k::isa::{
 
 use super::fault::FaultKind;
 use super::fp::omod_scale;
+use super::operands::FastAlu;
 use super::transcendental::Transcendental;
 use crate::x1k::interface::Program;
 
@@ -58,6 +59,8 @@ pub(crate) struct AluPlan {
     pub rgb_out_need: u8,
     /// The alpha result is read by something.
     pub alpha_out_need: bool,
+    /// What the fast engine computes and reads.
+    pub fast: FastAlu,
     /// The UMRT kind, for an OUT that writes in an uncached program.
     pub umrt: Option<UmrtTarget>,
     /// The program's outputs are uncached (`US_CONFIG` bit 0).
@@ -241,7 +244,8 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
     };
     let result_sel = inst.alu_result.map(|r| r.sel);
     let red_result = result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Red);
-    let rgb_used = !rgb.write_mask.is_empty() || rgb_out != 0 || red_result || alpha.op == AlphaOp::Dp;
+    let rgb_used =
+        !rgb.write_mask.is_empty() || rgb_out != 0 || red_result || alpha.op == AlphaOp::Dp;
     let alpha_out_need = alpha.write_mask.is_on()
         || alpha_out
         || result_sel == Some(ctm_backend_x1k::isa::AluResultSel::Alpha)
@@ -265,6 +269,7 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
         transcendental,
         rgb_out_need,
         alpha_out_need,
+        fast: FastAlu::new(inst, rgb_out_need, alpha_out_need, transcendental),
         rgb_used,
         alpha_used,
         umrt,

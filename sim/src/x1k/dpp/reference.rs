@@ -9,12 +9,13 @@
 use ctm_backend_x1k::isa::{AlphaOp, AluResultSel, AluWrites, RgbOp, UmrtTarget};
 use smallvec::SmallVec;
 
-use super::alu::{Lanes, Scratch, check_presub_hazard, compare_mask, predicate_mask};
+use super::alu::{Lanes, Scratch, check_presub_hazard};
 use super::fault::{Access, FaultKind};
 use super::fp;
 use super::prepare::AluPlan;
 use super::sources::{Sources, check_tex_ready, relative};
 use super::state::{Group, LaneMask};
+use super::writes::{compare_mask, predicate_mask};
 use crate::x1k::interface::UmrtWrite;
 
 /// Execute one ALU/OUT instruction for the group, lane by lane.

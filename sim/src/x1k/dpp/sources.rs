@@ -93,15 +93,30 @@ fn resolve(
 }
 
 /// One presubtract (CTM §3.3.2), computed from flushed operands in f64 and
-/// rounded once to f32 with denormals flushed (`docs/sim-x1k.md` §2.2).
+/// rounded once to f32 with denormals flushed (`docs/sim-x1k.md` §2.1).
+///
+/// The presubtract does not standardise NaN, and a select op with
+/// `OMOD_DISABLED` passes its bits on, so the payload is fixed here rather
+/// than left to the compiler (Rust leaves the payload of an arithmetic NaN
+/// unspecified): a NaN operand comes out as it is (quiet, from the f32 →
+/// f64 conversion), src1's before src0's — what x86 returns for `src1 ±
+/// src0`. Only ∞ − ∞ makes a new NaN.
 #[inline(always)]
-fn presub(op: PresubOp, s0: f32, s1: f32) -> f32 {
+pub(crate) fn presub(op: PresubOp, s0: f32, s1: f32) -> f32 {
     let (a, b) = (f64::from(flush(s0)), f64::from(flush(s1)));
     let r = match op {
         PresubOp::Bias => 1.0 - 2.0 * a,
         PresubOp::Sub => b - a,
         PresubOp::Add => b + a,
         PresubOp::Inv => 1.0 - a,
+    };
+    let two = matches!(op, PresubOp::Sub | PresubOp::Add);
+    let r = if two && b.is_nan() {
+        b
+    } else if a.is_nan() {
+        a
+    } else {
+        r
     };
     flush(r as f32)
 }

@@ -11,13 +11,13 @@
 
 use ctm_backend_x1k::isa::{Channel, TexInst, TexOp};
 
-use super::alu::{predicate_bits, predicate_mask};
 use super::fault::{Access, AluDependency, FaultKind};
 use super::fp::flush;
 use super::lanes::any_denormal;
 use super::sources::{check_tex_ready, relative};
 use super::state::{Group, Held, LaneMask};
 use super::timing::Costs;
+use super::writes::{predicate_bits, predicate_mask};
 use crate::x1k::interface::DppMemory;
 
 fn channel_index(c: Channel) -> usize {

@@ -1,0 +1,383 @@
+//! Operands of the fast engine (CTM §3.3.1–§3.3.3).
+//!
+//! At preparation, [`FastAlu::new`] decides once per instruction what each
+//! unit computes and, for every input channel the computation reads,
+//! where it comes from (a source channel, a presubtract channel, or the
+//! swizzle constants 0, ½, 1) with its modifier — the select and swizzle
+//! logic never runs again. At execution, [`resolve_sources`] resolves
+//! the source addresses (aL, the frame, constants) in the reference's
+//! order, so the same fault wins, and [`View::input`] hands each kernel its
+//! lanes: an unmodified temporary in place, a constant as one value
+//! ([`In::Splat`]) where the kernel takes one, anything else built into a
+//! scratch buffer.
+//!
+//! The arithmetic kernels (MAD, the dot products) take flushed inputs: a
+//! temporary whose denormal bit ([`super::state::Group::denormal`]) is
+//! clear is flushed already; one whose bit is set is flushed while it is
+//! copied; a constant is flushed once.
+
+use ctm_backend_x1k::isa::{
+    AlphaOp, AluInst, AluSource, InputModifier, InputSelect, RgbOp, Swizzle,
+};
+
+use super::alu::Lanes;
+use super::fault::FaultKind;
+use super::fp;
+use super::lanes::{self, DotOp, In, SelectOp};
+use super::prepare::AluPlan;
+use super::sources::relative;
+use super::state::Group;
+use super::transcendental::Transcendental;
+
+/// One channel of a source vector, resolved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Operand {
+    /// Temporary channel `reg * 4 + ch`.
+    Reg(usize),
+    /// The same value for every processor.
+    Uniform(f32),
+}
+
+/// A resolved source address.
+#[derive(Clone, Copy)]
+enum Address {
+    /// A temporary in the frame.
+    Temp(usize),
+    /// A float constant's four channels.
+    Const([f32; 4]),
+    /// An inline constant.
+    Inline(f32),
+}
+
+impl Address {
+    fn channel(self, ch: usize) -> Operand {
+        match self {
+            Address::Temp(reg) => Operand::Reg(reg * 4 + ch),
+            Address::Const(v) => Operand::Uniform(v[ch]),
+            Address::Inline(v) => Operand::Uniform(v),
+        }
+    }
+}
+
+fn resolve(group: &Group, src: AluSource, consts: &[[f32; 4]]) -> Result<Address, FaultKind> {
+    match src {
+        AluSource::Temp(t) => {
+            let reg = relative(group, t.reg.get(), t.addressing, 127)?;
+            Ok(Address::Temp(group.check_temp(reg)?))
+        }
+        AluSource::Const(c) => {
+            let idx = relative(group, c.reg.get(), c.addressing, 255)?;
+            Ok(Address::Const(
+                consts.get(idx as usize).copied().unwrap_or_default(),
+            ))
+        }
+        AluSource::Inline(k) => Ok(Address::Inline(k.value())),
+    }
+}
+
+/// src0..src2 for the channels the instruction reads. Addresses are
+/// resolved in the reference's order — per source, RGB before alpha — so
+/// the first fault is the same.
+pub(crate) fn resolve_sources(
+    group: &Group,
+    plan: &AluPlan,
+    consts: &[[f32; 4]],
+) -> Result<[[Operand; 4]; 3], FaultKind> {
+    let mut refs = [[Operand::Uniform(0.0); 4]; 3];
+    for (k, row) in refs.iter_mut().enumerate() {
+        let need = plan.src_need[k];
+        if need & 7 != 0 {
+            let a = resolve(group, plan.inst.rgb.sources[k], consts)?;
+            for (ch, slot) in row.iter_mut().enumerate().take(3) {
+                if need & (1 << ch) != 0 {
+                    *slot = a.channel(ch);
+                }
+            }
+        }
+        if need & 8 != 0 {
+            row[3] = resolve(group, plan.inst.alpha.sources[k], consts)?.channel(3);
+        }
+    }
+    Ok(refs)
+}
+
+/// Where one input channel comes from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum InputSrc {
+    /// Channel `ch` of source `k` (its RGB address for R, G, B, its alpha
+    /// address for A).
+    Source {
+        /// The source, 0..=2.
+        k: u8,
+        /// The channel, 0..=3.
+        ch: u8,
+    },
+    /// A channel of the presubtract vector.
+    Srcp(u8),
+    /// A swizzle constant: 0, ½ or 1.
+    Value(f32),
+}
+
+/// One input channel: where from, and the input modifier.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InputSpec {
+    /// Where the value comes from.
+    pub src: InputSrc,
+    /// The input modifier.
+    pub modifier: InputModifier,
+}
+
+impl InputSpec {
+    fn new(sel: InputSelect, swizzle: Swizzle, modifier: InputModifier) -> Self {
+        let ch = match swizzle {
+            Swizzle::R => 0,
+            Swizzle::G => 1,
+            Swizzle::B => 2,
+            Swizzle::A => 3,
+            Swizzle::Zero => return Self::value(0.0, modifier),
+            Swizzle::Half => return Self::value(0.5, modifier),
+            // `Unused` (code 7) is rejected at preparation for read inputs.
+            Swizzle::One | Swizzle::Unused => return Self::value(1.0, modifier),
+        };
+        let src = match sel {
+            InputSelect::Src0 => InputSrc::Source { k: 0, ch },
+            InputSelect::Src1 => InputSrc::Source { k: 1, ch },
+            InputSelect::Src2 => InputSrc::Source { k: 2, ch },
+            InputSelect::Srcp => InputSrc::Srcp(ch),
+        };
+        InputSpec { src, modifier }
+    }
+
+    fn value(v: f32, modifier: InputModifier) -> Self {
+        InputSpec {
+            src: InputSrc::Value(v),
+            modifier,
+        }
+    }
+}
+
+/// What the RGB unit computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RgbKind {
+    /// A·B + C (MDH/MDV never execute: they fault at preparation).
+    Mad,
+    /// A dot product, broadcast.
+    Dot,
+    /// MIN, MAX, CND, CMP.
+    Select(SelectOp),
+    /// FRC.
+    Frc,
+    /// The alpha unit's transcendental.
+    Sop,
+}
+
+/// What the alpha unit computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AlphaKind {
+    /// A·B + C.
+    Mad,
+    /// The RGB unit's dot product.
+    Dp,
+    /// MIN, MAX, CND, CMP.
+    Select(SelectOp),
+    /// FRC.
+    Frc,
+    /// A transcendental.
+    Transcendental,
+}
+
+/// The fast engine's prepared facts of one ALU/OUT instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct FastAlu {
+    /// The RGB computation.
+    pub rgb: RgbKind,
+    /// The alpha computation.
+    pub alpha: AlphaKind,
+    /// The dot product, when the RGB op is one.
+    pub dot: Option<DotOp>,
+    /// The dot product is computed (something reads it).
+    pub dot_needed: bool,
+    /// The transcendental is computed.
+    pub trans_needed: bool,
+    /// RGB inputs A, B, C by channel, where read.
+    pub rgb_inputs: [[Option<InputSpec>; 3]; 3],
+    /// Alpha inputs A, B, C, where read.
+    pub alpha_inputs: [Option<InputSpec>; 3],
+}
+
+fn select_of_rgb(op: RgbOp) -> Option<SelectOp> {
+    match op {
+        RgbOp::Min => Some(SelectOp::Min),
+        RgbOp::Max => Some(SelectOp::Max),
+        RgbOp::Cnd => Some(SelectOp::Cnd),
+        RgbOp::Cmp => Some(SelectOp::Cmp),
+        _ => None,
+    }
+}
+
+fn select_of_alpha(op: AlphaOp) -> Option<SelectOp> {
+    match op {
+        AlphaOp::Min => Some(SelectOp::Min),
+        AlphaOp::Max => Some(SelectOp::Max),
+        AlphaOp::Cnd => Some(SelectOp::Cnd),
+        AlphaOp::Cmp => Some(SelectOp::Cmp),
+        _ => None,
+    }
+}
+
+impl FastAlu {
+    /// The facts of `inst`, given the result channels something reads.
+    pub fn new(
+        inst: &AluInst,
+        rgb_need: u8,
+        alpha_need: bool,
+        transcendental: Option<Transcendental>,
+    ) -> Self {
+        let (rgb_op, alpha_op) = (inst.rgb.op, inst.alpha.op);
+        let dot = match rgb_op {
+            RgbOp::Dp3 => Some(DotOp::Dp3),
+            RgbOp::Dp4 => Some(DotOp::Dp4),
+            RgbOp::D2a => Some(DotOp::D2a),
+            _ => None,
+        };
+        let rgb = match (rgb_op, dot, select_of_rgb(rgb_op)) {
+            (_, Some(_), _) => RgbKind::Dot,
+            (_, _, Some(s)) => RgbKind::Select(s),
+            (RgbOp::Frc, _, _) => RgbKind::Frc,
+            (RgbOp::Sop, _, _) => RgbKind::Sop,
+            _ => RgbKind::Mad,
+        };
+        let alpha = match (alpha_op, select_of_alpha(alpha_op)) {
+            (_, Some(s)) => AlphaKind::Select(s),
+            (AlphaOp::Dp, _) => AlphaKind::Dp,
+            (AlphaOp::Frc, _) => AlphaKind::Frc,
+            (AlphaOp::Mad | AlphaOp::Mdh | AlphaOp::Mdv, _) => AlphaKind::Mad,
+            _ => AlphaKind::Transcendental,
+        };
+        let dot_needed = dot.is_some() && (rgb_need != 0 || (alpha == AlphaKind::Dp && alpha_need));
+        let trans_needed =
+            transcendental.is_some() && (alpha_need || (rgb == RgbKind::Sop && rgb_need != 0));
+
+        // RGB input channels read, per input (CTM §3.3.3, §3.3.4).
+        let in_need: [u8; 3] = match (rgb, dot) {
+            (RgbKind::Dot, Some(DotOp::D2a)) if dot_needed => [3, 3, 4],
+            (RgbKind::Dot, _) if dot_needed => [7, 7, 0],
+            (RgbKind::Dot | RgbKind::Sop, _) => [0, 0, 0],
+            (RgbKind::Frc, _) => [rgb_need, 0, 0],
+            (RgbKind::Select(SelectOp::Min | SelectOp::Max), _) => [rgb_need, rgb_need, 0],
+            (RgbKind::Select(_) | RgbKind::Mad, _) => [rgb_need; 3],
+        };
+        let rgb_inputs = std::array::from_fn(|k| {
+            let input = &inst.rgb.inputs[k];
+            std::array::from_fn(|i| {
+                (in_need[k] & (1 << i) != 0)
+                    .then(|| InputSpec::new(input.sel, input.swizzle[i], input.modifier))
+            })
+        });
+        // Alpha inputs read: the op's own, the transcendental's A, DP4's A and B.
+        let own = match alpha {
+            AlphaKind::Mad | AlphaKind::Select(SelectOp::Cnd | SelectOp::Cmp) => [true; 3],
+            AlphaKind::Select(_) => [true, true, false],
+            AlphaKind::Frc => [true, false, false],
+            AlphaKind::Dp | AlphaKind::Transcendental => [false; 3],
+        }
+        .map(|b| b && alpha_need);
+        let dp4 = dot == Some(DotOp::Dp4) && dot_needed;
+        let al_need = [own[0] || trans_needed || dp4, own[1] || dp4, own[2]];
+        let alpha_inputs = std::array::from_fn(|k| {
+            let input = &inst.alpha.inputs[k];
+            al_need[k].then(|| InputSpec::new(input.sel, input.swizzle, input.modifier))
+        });
+        FastAlu {
+            rgb,
+            alpha,
+            dot,
+            dot_needed,
+            trans_needed,
+            rgb_inputs,
+            alpha_inputs,
+        }
+    }
+}
+
+/// What operands are read from: the resolved sources, the registers and
+/// their denormal bits, the presubtract vector, the group's size.
+pub(crate) struct View<'a> {
+    /// The resolved sources.
+    pub refs: [[Operand; 4]; 3],
+    /// The group's temporaries.
+    pub regs: &'a [f32],
+    /// Their denormal bits.
+    pub denormal: &'a [u64; 8],
+    /// The presubtract vector.
+    pub srcp: &'a [Lanes; 4],
+    /// Processors in the group.
+    pub n: usize,
+}
+
+impl<'a> View<'a> {
+    /// The lanes of input `spec`, flushed if `flushed` (for the arithmetic
+    /// kernels), a constant as [`In::Splat`] unless `materialize`: an
+    /// unmodified temporary or presubtract channel in place (a temporary
+    /// only if it holds no denormal or need not be flushed), anything else
+    /// built in `buf`.
+    pub fn input(
+        &self,
+        spec: InputSpec,
+        flushed: bool,
+        materialize: bool,
+        buf: &'a mut Lanes,
+    ) -> In<'a> {
+        let n = self.n;
+        let buf = &mut buf[..n];
+        let m = spec.modifier;
+        let uniform = |v: f32, buf: &'a mut [f32]| {
+            let v = fp::modify(v, m);
+            let v = if flushed { lanes::flush(v) } else { v };
+            if materialize {
+                buf.fill(v);
+                In::Lanes(buf)
+            } else {
+                In::Splat(v)
+            }
+        };
+        let src: &'a [f32] = match spec.src {
+            InputSrc::Value(v) => return uniform(v, buf),
+            InputSrc::Source { k, ch } => match self.refs[usize::from(k)][usize::from(ch)] {
+                Operand::Uniform(v) => return uniform(v, buf),
+                Operand::Reg(idx) => {
+                    let src = &self.regs[idx * n..idx * n + n];
+                    if flushed && self.denormal[idx / 64] & (1 << (idx % 64)) != 0 {
+                        lanes::modify_flush(buf, src, m);
+                        return In::Lanes(buf);
+                    }
+                    src
+                }
+            },
+            // The presubtract vector is flushed.
+            InputSrc::Srcp(c) => &self.srcp[usize::from(c)][..n],
+        };
+        if m == InputModifier::None {
+            In::Lanes(src)
+        } else {
+            lanes::modify(buf, src, m);
+            In::Lanes(buf)
+        }
+    }
+}
+
+/// The lanes of a presubtract operand (a temporary or a uniform value).
+pub(crate) fn presub_operand<'a>(
+    regs: &'a [f32],
+    n: usize,
+    r: Operand,
+    buf: &'a mut Lanes,
+) -> &'a [f32] {
+    match r {
+        Operand::Reg(idx) => &regs[idx * n..idx * n + n],
+        Operand::Uniform(v) => {
+            buf[..n].fill(v);
+            &buf[..n]
+        }
+    }
+}
