@@ -336,9 +336,10 @@ impl Builder {
             match rng.below(20) {
                 0 => {
                     let (d, s) = (rng.below(BODY_REGS), rng.below(BODY_REGS));
-                    let op = rng.pick(&["ld", "ld", "proj"]);
+                    let op = rng.pick(&["ld", "ld", "proj", "ld_uncached", "lod"]);
                     let unscaled = if rng.chance(70) { " unscaled" } else { "" };
-                    let t = rng.below(2);
+                    // t2 is unbound (reads zeros).
+                    let t = rng.below(5) / 2;
                     self.push_text(&format!(
                         "tex r{d}.rgba = {op}(t{t}, r{s}.{}) acquire sem_wait alu_wait{unscaled}",
                         coords(rng)

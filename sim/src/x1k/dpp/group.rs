@@ -179,7 +179,7 @@ pub(crate) fn run_group(
                     let r = semaphore_wait(&mut group);
                     group.hazard(r).map_err(fault)?;
                 }
-                let r = tex::execute(&mut group, t, pc, ctx.memory, &ctx.costs);
+                let r = tex::execute(&mut group, t, pc, ctx.memory, &ctx.costs, ctx.engine);
                 group.hazard(r).map_err(fault)?;
                 group.profile.counters.tex += 1;
                 group.profile.counters.issue_cycles += 1;

@@ -269,10 +269,13 @@ impl Group {
             regs[lane] = i as f32;
             regs[n + lane] = j as f32;
         }
-        outputs.clear();
+        outputs.truncate(n);
+        outputs.fill(LaneOutputs::default());
         outputs.resize(n, LaneOutputs::default());
-        umrt.clear();
-        umrt.resize(n, SmallVec::new());
+        // The previous group took every lane's writes (`run_group`), so the
+        // lists kept are empty.
+        umrt.truncate(n);
+        umrt.resize_with(n, SmallVec::new);
         tex_pending.clear();
         tex_pending.resize(nregs * 4, (0, 0));
         warnings.clear();

@@ -11,6 +11,7 @@
 
 use ctm_backend_x1k::isa::{Channel, TexInst, TexOp};
 
+use super::Engine;
 use super::fault::{Access, AluDependency, FaultKind};
 use super::fp::flush;
 use super::lanes::any_denormal;
@@ -86,6 +87,7 @@ pub(crate) fn execute(
     slot: u16,
     memory: &dyn DppMemory,
     costs: &Costs,
+    engine: Engine,
 ) -> Result<(), FaultKind> {
     let n = group.n;
     // WRITE_INACTIVE: also inactive processors; IGNORE_UNCOVERED: not killed ones.
@@ -130,10 +132,6 @@ pub(crate) fn execute(
         }
     }
 
-    let channel_of = |group: &Group, c: Channel, lane: usize| {
-        group.regs[group.offset(src_reg, channel_index(c)) + lane]
-    };
-
     match tex.op {
         TexOp::Nop => {}
         TexOp::TexKill => {
@@ -177,8 +175,6 @@ pub(crate) fn execute(
             let dst = if write_any { group.check_temp(dst)? } else { 0 };
             let id = tex.tex_id.get() as u8;
             let size = memory.input_size(id).filter(|&(w, h)| w > 0 && h > 0);
-            let s = tex.src.swizzle;
-            let projected = tex.op == TexOp::Proj;
             let mut masks = [0u64; 4];
             for (ch, m) in masks.iter_mut().enumerate() {
                 let enabled = if ch < 3 {
@@ -195,35 +191,19 @@ pub(crate) fn execute(
                     *m = lanes & predicate_mask(group, p, ch);
                 }
             }
-            for lane in 0..n {
-                if lanes & (1 << lane) == 0 {
-                    continue;
-                }
-                let texel = match size {
-                    None => [0.0; 4],
-                    Some((w, h)) => {
-                        let mut u = channel_of(group, s[0], lane);
-                        let mut v = channel_of(group, s[1], lane);
-                        if projected {
-                            let q = flush(channel_of(group, s[3], lane));
-                            u = flush(flush(u) / q);
-                            v = flush(flush(v) / q);
-                        }
-                        let x = texel_index(u, w, tex.unscaled);
-                        let y = texel_index(v, h, tex.unscaled);
-                        if uncached {
-                            memory.read_uncached(id, x, y)
-                        } else {
-                            memory.read_input(id, x, y)
-                        }
-                    }
-                };
-                for (ch, m) in masks.iter().enumerate() {
-                    if m & (1 << lane) != 0 {
-                        let off = group.offset(dst, ch);
-                        group.regs[off + lane] = texel[channel_index(tex.dst_swizzle[ch])];
-                    }
-                }
+            let lookup = Lookup {
+                tex,
+                lanes,
+                masks,
+                src_reg,
+                dst,
+                id,
+                size,
+                uncached,
+            };
+            match engine {
+                Engine::Fast => lookup_fast(group, &lookup, memory),
+                Engine::Reference => lookup_reference(group, &lookup, memory),
             }
             group.sync.tex_seq += 1;
             let seq = group.sync.tex_seq;
@@ -256,4 +236,123 @@ pub(crate) fn execute(
         });
     }
     Ok(())
+}
+
+/// One lookup instruction's operands, resolved.
+struct Lookup<'a> {
+    tex: &'a TexInst,
+    /// Processors that look up.
+    lanes: LaneMask,
+    /// Per destination channel, the processors that write it.
+    masks: [LaneMask; 4],
+    src_reg: usize,
+    dst: usize,
+    id: u8,
+    /// The input's size; `None` for an unbound (or empty) input.
+    size: Option<(u32, u32)>,
+    uncached: bool,
+}
+
+/// The reference engine's lookups, lane by lane.
+fn lookup_reference(group: &mut Group, l: &Lookup<'_>, memory: &dyn DppMemory) {
+    let tex = l.tex;
+    let channel_of = |group: &Group, c: Channel, lane: usize| {
+        group.regs[group.offset(l.src_reg, channel_index(c)) + lane]
+    };
+    let s = tex.src.swizzle;
+    let projected = tex.op == TexOp::Proj;
+    for lane in 0..group.n {
+        if l.lanes & (1 << lane) == 0 {
+            continue;
+        }
+        let texel = match l.size {
+            None => [0.0; 4],
+            Some((w, h)) => {
+                let mut u = channel_of(group, s[0], lane);
+                let mut v = channel_of(group, s[1], lane);
+                if projected {
+                    let q = flush(channel_of(group, s[3], lane));
+                    u = flush(flush(u) / q);
+                    v = flush(flush(v) / q);
+                }
+                let x = texel_index(u, w, tex.unscaled);
+                let y = texel_index(v, h, tex.unscaled);
+                if l.uncached {
+                    memory.read_uncached(l.id, x, y)
+                } else {
+                    memory.read_input(l.id, x, y)
+                }
+            }
+        };
+        for (ch, m) in l.masks.iter().enumerate() {
+            if m & (1 << lane) != 0 {
+                let off = group.offset(l.dst, ch);
+                group.regs[off + lane] = texel[channel_index(tex.dst_swizzle[ch])];
+            }
+        }
+    }
+}
+
+/// [`texel_index`] without `floor` (a library call on the baseline x86-64
+/// target). `u` is never NaN (NaN became +inf), and the size `s` as f32
+/// is a whole number, so `floor(u) >= s` exactly when `u >= s`, and for
+/// `0 <= u < s` the truncation `u as u32` is the floor (for `-1 < u < 0`
+/// both give 0).
+#[inline]
+fn texel_index_fast(v: f32, size: u32, unscaled: bool) -> u32 {
+    let v = if v.is_nan() { f32::INFINITY } else { flush(v) };
+    let u = if unscaled { v } else { v * size as f32 };
+    if u >= size as f32 {
+        size.saturating_sub(1)
+    } else if u >= 0.0 {
+        u as u32
+    } else {
+        0
+    }
+}
+
+/// The fast engine's lookups: register offsets and the destination
+/// swizzle computed once, only the looking-up lanes visited.
+fn lookup_fast(group: &mut Group, l: &Lookup<'_>, memory: &dyn DppMemory) {
+    let tex = l.tex;
+    let n = group.n;
+    let offset = |reg: usize, c: Channel| (reg * 4 + channel_index(c)) * n;
+    let s = tex.src.swizzle;
+    let (su, sv, sq) = (
+        offset(l.src_reg, s[0]),
+        offset(l.src_reg, s[1]),
+        offset(l.src_reg, s[3]),
+    );
+    let dst: [usize; 4] = std::array::from_fn(|ch| (l.dst * 4 + ch) * n);
+    let select: [usize; 4] = std::array::from_fn(|ch| channel_index(tex.dst_swizzle[ch]));
+    let projected = tex.op == TexOp::Proj;
+    let mut rest = l.lanes & group.present;
+    while rest != 0 {
+        let lane = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let texel = match l.size {
+            None => [0.0; 4],
+            Some((w, h)) => {
+                let regs = &group.regs;
+                let (mut u, mut v) = (regs[su + lane], regs[sv + lane]);
+                if projected {
+                    let q = flush(regs[sq + lane]);
+                    u = flush(flush(u) / q);
+                    v = flush(flush(v) / q);
+                }
+                let x = texel_index_fast(u, w, tex.unscaled);
+                let y = texel_index_fast(v, h, tex.unscaled);
+                if l.uncached {
+                    memory.read_uncached(l.id, x, y)
+                } else {
+                    memory.read_input(l.id, x, y)
+                }
+            }
+        };
+        for ch in 0..4 {
+            if l.masks[ch] & (1 << lane) != 0 {
+                group.regs[dst[ch] + lane] = texel[select[ch]];
+            }
+        }
+    }
 }
