@@ -21,7 +21,9 @@ use ctm_backend_x1k::isa::AluSource;
 use super::Engine;
 use super::fault::{Access, FaultKind};
 use super::lanes::{self, DotInputs, DotOp, In};
-use super::operands::{AlphaKind, Operand, RgbKind, View, presub_operand, resolve_sources};
+use super::operands::{
+    AlphaKind, BoundAlu, Operand, RgbKind, View, presub_operand, resolve_sources,
+};
 use super::prepare::AluPlan;
 use super::sources::{check_tex_ready, relative};
 use super::state::{Group, MAX_GROUP_SIZE};
@@ -70,16 +72,27 @@ impl Scratch {
 }
 
 /// Execute one ALU/OUT instruction for the group with `engine`.
+///
+/// `bound` is the instruction's operands bound once for the run, if its
+/// sources are all absolute ([`BoundAlu::bind_static`]).
 pub(crate) fn execute(
     group: &mut Group,
     plan: &AluPlan,
+    bound: Option<&BoundAlu>,
     consts: &[[f32; 4]],
     zero_times_anything: bool,
     engine: Engine,
 ) -> Result<(), FaultKind> {
     let mut scratch = group.scratch.take().unwrap_or_else(Scratch::new);
     let result = match engine {
-        Engine::Fast => execute_fast(group, plan, consts, zero_times_anything, &mut scratch),
+        Engine::Fast => execute_fast(
+            group,
+            plan,
+            bound,
+            consts,
+            zero_times_anything,
+            &mut scratch,
+        ),
         Engine::Reference => {
             super::reference::execute(group, plan, consts, zero_times_anything, &mut scratch)
         }
@@ -91,6 +104,7 @@ pub(crate) fn execute(
 fn execute_fast(
     group: &mut Group,
     plan: &AluPlan,
+    bound: Option<&BoundAlu>,
     consts: &[[f32; 4]],
     zta: bool,
     scratch: &mut Scratch,
@@ -108,7 +122,15 @@ fn execute_fast(
     let inst = &plan.inst;
 
     // Operands and the hazards on reading them, in the reference's order.
-    let refs = resolve_sources(group, plan, consts)?;
+    let dynamic;
+    let bound = match bound {
+        Some(b) => b,
+        None => {
+            dynamic = BoundAlu::bind(resolve_sources(group, plan, consts)?, &plan.fast);
+            &dynamic
+        }
+    };
+    let refs = &bound.refs;
     if group.sync.tex_seq > group.sync.tex_done {
         for (k, row) in refs.iter().enumerate() {
             for (ch, r) in row.iter().enumerate() {
@@ -142,7 +164,6 @@ fn execute_fast(
         lanes::presub(&mut out[..n], op, s0, s1);
     }
     let view = View {
-        refs,
         regs,
         denormal: &group.denormal,
         srcp: &*srcp,
@@ -161,9 +182,9 @@ fn execute_fast(
     let mut a_in: [[In<'_>; 3]; 3] = [[zeros; 3]; 3];
     for (k, (row, bufs)) in a_in.iter_mut().zip(rgb_in.iter_mut()).enumerate() {
         for (i, (slot, buf)) in row.iter_mut().zip(bufs.iter_mut()).enumerate() {
-            if let Some(spec) = fast.rgb_inputs[k][i] {
+            if let Some(b) = bound.rgb_inputs[k][i] {
                 // Input A of MAD always as lanes (B and C may be uniform).
-                *slot = view.input(spec, rgb_flushed, !(rgb_splat && k > 0), buf);
+                *slot = view.input(b, rgb_flushed, !(rgb_splat && k > 0), buf);
             }
         }
     }
@@ -171,9 +192,9 @@ fn execute_fast(
     let dp4 = fast.dot == Some(DotOp::Dp4) && fast.dot_needed;
     let mut al_in: [In<'_>; 3] = [zeros; 3];
     for (k, (slot, buf)) in al_in.iter_mut().zip(alpha_in.iter_mut()).enumerate() {
-        if let Some(spec) = fast.alpha_inputs[k] {
+        if let Some(b) = bound.alpha_inputs[k] {
             let materialize = !(alpha_mad && k > 0) || (dp4 && k < 2);
-            *slot = view.input(spec, alpha_mad, materialize, buf);
+            *slot = view.input(b, alpha_mad, materialize, buf);
         }
     }
 

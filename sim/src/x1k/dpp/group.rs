@@ -7,6 +7,7 @@ use super::Engine;
 use super::alu;
 use super::fault::{DppFault, FaultKind, HazardPolicy};
 use super::flow::{self, FcConstants};
+use super::operands::BoundAlu;
 use super::prepare::{Plan, Slot};
 use super::state::{FcLimits, Group, Held, Spare};
 use super::tex;
@@ -21,6 +22,8 @@ pub(crate) struct RunContext<'a> {
     pub memory: &'a dyn DppMemory,
     /// The 256 float constants.
     pub consts: Vec<[f32; 4]>,
+    /// Per slot, the ALU operands bound for the whole run (fast engine).
+    pub bound: Vec<Option<BoundAlu>>,
     /// Integer and boolean constants.
     pub fc_consts: FcConstants,
     /// Cycle costs.
@@ -119,6 +122,7 @@ pub(crate) fn run_group(
                 let r = alu::execute(
                     &mut group,
                     p,
+                    ctx.bound.get(usize::from(pc)).and_then(Option::as_ref),
                     &ctx.consts,
                     plan.zero_times_anything,
                     ctx.engine,

@@ -140,10 +140,23 @@ pub fn run_program(
     if let Some((slot, kind)) = plan.program_fault.clone() {
         return Err(DppFault::new(slot, kind));
     }
+    let consts: Vec<[f32; 4]> = (0..=255u8).map(|i| memory.float_constant(i)).collect();
+    let bound = match options.engine {
+        Engine::Fast => plan
+            .slots
+            .iter()
+            .map(|slot| match slot {
+                prepare::Slot::Alu(p) => operands::BoundAlu::bind_static(p, &consts, plan.nregs),
+                _ => None,
+            })
+            .collect(),
+        Engine::Reference => Vec::new(),
+    };
     let ctx = RunContext {
         plan: &plan,
         memory,
-        consts: (0..=255u8).map(|i| memory.float_constant(i)).collect(),
+        consts,
+        bound,
         fc_consts: FcConstants {
             ints: std::array::from_fn(|i| memory.int_constant(i as u8)),
             bools: (0..32u8).fold(0, |b, i| b | (u32::from(memory.bool_constant(i)) << i)),

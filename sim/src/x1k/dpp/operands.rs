@@ -4,10 +4,11 @@
 //! unit computes and, for every input channel the computation reads,
 //! where it comes from (a source channel, a presubtract channel, or the
 //! swizzle constants 0, ½, 1) with its modifier — the select and swizzle
-//! logic never runs again. At execution, [`resolve_sources`] resolves
-//! the source addresses (aL, the frame, constants) in the reference's
-//! order, so the same fault wins, and [`View::input`] hands each kernel its
-//! lanes: an unmodified temporary in place, a constant as one value
+//! logic never runs again. Before the groups run, [`BoundAlu::bind_static`]
+//! binds the instructions whose sources are all absolute to the run's
+//! constants; the others are bound when they execute ([`resolve_sources`]
+//! resolves aL-relative addresses in the reference's order, so the same
+//! fault wins). [`View::input`] then hands each kernel its lanes: an unmodified temporary in place, a constant as one value
 //! ([`In::Splat`]) where the kernel takes one, anything else built into a
 //! scratch buffer.
 //!
@@ -300,11 +301,106 @@ impl FastAlu {
     }
 }
 
-/// What operands are read from: the resolved sources, the registers and
-/// their denormal bits, the presubtract vector, the group's size.
-pub(crate) struct View<'a> {
-    /// The resolved sources.
+/// One input channel bound to a run's sources: a temporary channel, a
+/// presubtract channel (each with its modifier), or a value (a constant
+/// with its modifier applied).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Bound {
+    /// Temporary channel `idx = reg * 4 + ch`.
+    Reg {
+        /// `reg * 4 + ch`.
+        idx: usize,
+        /// The input modifier.
+        modifier: InputModifier,
+    },
+    /// A presubtract channel.
+    Srcp {
+        /// The channel.
+        c: u8,
+        /// The input modifier.
+        modifier: InputModifier,
+    },
+    /// The same value for every processor, modifier applied.
+    Value(f32),
+}
+
+/// An instruction's operands bound to resolved sources.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundAlu {
+    /// src0..src2 by channel (where read).
     pub refs: [[Operand; 4]; 3],
+    /// RGB inputs A, B, C by channel (where read).
+    pub rgb_inputs: [[Option<Bound>; 3]; 3],
+    /// Alpha inputs A, B, C (where read).
+    pub alpha_inputs: [Option<Bound>; 3],
+}
+
+fn bind_input(refs: &[[Operand; 4]; 3], spec: InputSpec) -> Bound {
+    let modifier = spec.modifier;
+    match spec.src {
+        InputSrc::Value(v) => Bound::Value(fp::modify(v, modifier)),
+        InputSrc::Srcp(c) => Bound::Srcp { c, modifier },
+        InputSrc::Source { k, ch } => match refs[usize::from(k)][usize::from(ch)] {
+            Operand::Reg(idx) => Bound::Reg { idx, modifier },
+            Operand::Uniform(v) => Bound::Value(fp::modify(v, modifier)),
+        },
+    }
+}
+
+impl BoundAlu {
+    /// Bind the inputs of `fast` to the sources `refs`.
+    pub fn bind(refs: [[Operand; 4]; 3], fast: &FastAlu) -> Self {
+        BoundAlu {
+            refs,
+            rgb_inputs: fast
+                .rgb_inputs
+                .map(|row| row.map(|s| s.map(|s| bind_input(&refs, s)))),
+            alpha_inputs: fast.alpha_inputs.map(|s| s.map(|s| bind_input(&refs, s))),
+        }
+    }
+
+    /// The binding of a whole run, made once before the groups run: only
+    /// for an instruction whose sources are all absolute and valid (in the
+    /// frame of `nregs` temporaries); the others are resolved — and fault —
+    /// when they execute.
+    pub fn bind_static(plan: &AluPlan, consts: &[[f32; 4]], nregs: usize) -> Option<Self> {
+        use ctm_backend_x1k::isa::Addressing;
+        let address = |src: AluSource| match src {
+            AluSource::Temp(t) if t.addressing == Addressing::Absolute => {
+                let reg = t.reg.get() as usize;
+                (reg < nregs).then_some(Address::Temp(reg))
+            }
+            AluSource::Const(c) if c.addressing == Addressing::Absolute => Some(Address::Const(
+                consts
+                    .get(c.reg.get() as usize)
+                    .copied()
+                    .unwrap_or_default(),
+            )),
+            AluSource::Inline(k) => Some(Address::Inline(k.value())),
+            _ => None,
+        };
+        let mut refs = [[Operand::Uniform(0.0); 4]; 3];
+        for (k, row) in refs.iter_mut().enumerate() {
+            let need = plan.src_need[k];
+            if need & 7 != 0 {
+                let a = address(plan.inst.rgb.sources[k])?;
+                for (ch, slot) in row.iter_mut().enumerate().take(3) {
+                    if need & (1 << ch) != 0 {
+                        *slot = a.channel(ch);
+                    }
+                }
+            }
+            if need & 8 != 0 {
+                row[3] = address(plan.inst.alpha.sources[k])?.channel(3);
+            }
+        }
+        Some(Self::bind(refs, &plan.fast))
+    }
+}
+
+/// What operands are read from: the registers and their denormal bits,
+/// the presubtract vector, the group's size.
+pub(crate) struct View<'a> {
     /// The group's temporaries.
     pub regs: &'a [f32],
     /// Their denormal bits.
@@ -316,46 +412,34 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// The lanes of input `spec`, flushed if `flushed` (for the arithmetic
-    /// kernels), a constant as [`In::Splat`] unless `materialize`: an
+    /// The lanes of input `b`, flushed if `flushed` (for the arithmetic
+    /// kernels), a value as [`In::Splat`] unless `materialize`: an
     /// unmodified temporary or presubtract channel in place (a temporary
     /// only if it holds no denormal or need not be flushed), anything else
     /// built in `buf`.
-    pub fn input(
-        &self,
-        spec: InputSpec,
-        flushed: bool,
-        materialize: bool,
-        buf: &'a mut Lanes,
-    ) -> In<'a> {
+    pub fn input(&self, b: Bound, flushed: bool, materialize: bool, buf: &'a mut Lanes) -> In<'a> {
         let n = self.n;
         let buf = &mut buf[..n];
-        let m = spec.modifier;
-        let uniform = |v: f32, buf: &'a mut [f32]| {
-            let v = fp::modify(v, m);
-            let v = if flushed { lanes::flush(v) } else { v };
-            if materialize {
-                buf.fill(v);
-                In::Lanes(buf)
-            } else {
-                In::Splat(v)
+        let (src, m): (&'a [f32], InputModifier) = match b {
+            Bound::Value(v) => {
+                let v = if flushed { lanes::flush(v) } else { v };
+                return if materialize {
+                    buf.fill(v);
+                    In::Lanes(buf)
+                } else {
+                    In::Splat(v)
+                };
             }
-        };
-        let src: &'a [f32] = match spec.src {
-            InputSrc::Value(v) => return uniform(v, buf),
-            InputSrc::Source { k, ch } => match self.refs[usize::from(k)][usize::from(ch)] {
-                Operand::Uniform(v) => return uniform(v, buf),
-                Operand::Reg(idx) => {
-                    let src = &self.regs[idx * n..idx * n + n];
-                    if flushed && self.denormal[idx / 64] & (1 << (idx % 64)) != 0 {
-                        lanes::modify_flush(buf, src, m);
-                        return In::Lanes(buf);
-                    }
-                    src
+            Bound::Reg { idx, modifier } => {
+                let src = &self.regs[idx * n..idx * n + n];
+                if flushed && self.denormal[idx / 64] & (1 << (idx % 64)) != 0 {
+                    lanes::modify_flush(buf, src, modifier);
+                    return In::Lanes(buf);
                 }
-            },
+                (src, modifier)
+            }
             // The presubtract vector is flushed.
-            InputSrc::Srcp(c) => &self.srcp[usize::from(c)][..n],
+            Bound::Srcp { c, modifier } => (&self.srcp[usize::from(c)][..n], modifier),
         };
         if m == InputModifier::None {
             In::Lanes(src)

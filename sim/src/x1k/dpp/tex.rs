@@ -356,3 +356,56 @@ fn lookup_fast(group: &mut Group, l: &Lookup<'_>, memory: &dyn DppMemory) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texel_index_without_floor_is_the_same() {
+        let mut values: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-40,
+            -1e-40,
+        ];
+        for k in 0..4000 {
+            let x = k as f32 / 7.0 - 100.0;
+            values.extend([x, x.next_up(), x.next_down(), x * 1e6]);
+        }
+        for size in [
+            1u32,
+            2,
+            3,
+            16,
+            255,
+            256,
+            4096,
+            1 << 24,
+            (1 << 24) + 1,
+            u32::MAX,
+        ] {
+            for &v in &values {
+                for sz in [size as f32, size as f32 - 1.0, (size as f32).next_down()] {
+                    for u in [v, sz, sz.next_up()] {
+                        for unscaled in [false, true] {
+                            assert_eq!(
+                                texel_index_fast(u, size, unscaled),
+                                texel_index(u, size, unscaled),
+                                "{u} {size} {unscaled}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
