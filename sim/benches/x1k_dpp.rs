@@ -164,18 +164,34 @@ fn process_cpu() -> Option<Duration> {
     Some(Duration::from_nanos(total))
 }
 
-/// Run `f` repeatedly for about `seconds`; (runs, wall, process CPU).
-fn measure(seconds: f64, mut f: impl FnMut()) -> (u64, Duration, Duration) {
+/// Run `f` repeatedly for about `seconds`; per run, (wall, process CPU).
+fn measure(seconds: f64, mut f: impl FnMut()) -> Vec<(Duration, Duration)> {
     f(); // warm up
-    let (cpu0, t0) = (process_cpu().unwrap_or_default(), Instant::now());
-    let mut runs = 0u64;
-    while runs == 0 || t0.elapsed().as_secs_f64() < seconds {
+    let start = Instant::now();
+    let mut runs = Vec::new();
+    while runs.is_empty() || start.elapsed().as_secs_f64() < seconds {
+        let (cpu0, t0) = (process_cpu().unwrap_or_default(), Instant::now());
         f();
-        runs += 1;
+        let wall = t0.elapsed();
+        runs.push((wall, process_cpu().unwrap_or_default().saturating_sub(cpu0)));
     }
-    let wall = t0.elapsed();
-    let cpu = process_cpu().unwrap_or_default().saturating_sub(cpu0);
-    (runs, wall, cpu)
+    runs
+}
+
+/// Lane-operations per second (millions) from per-run times: the median
+/// run by CPU time, and the fastest run by wall-clock time (the least
+/// disturbed by other jobs).
+fn rates(ops: f64, runs: &[(Duration, Duration)]) -> (f64, f64) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let cpu = median(runs.iter().map(|r| r.1.as_secs_f64()).collect());
+    let best = runs
+        .iter()
+        .map(|r| r.0.as_secs_f64())
+        .fold(f64::INFINITY, f64::min);
+    (ops / cpu / 1e6, ops / best / 1e6)
 }
 
 fn rate_mode(spec: &str) {
@@ -189,7 +205,7 @@ fn rate_mode(spec: &str) {
     let one = one_thread();
     let threads = rayon::current_num_threads();
     println!(
-        "kernel  lane-ops/run | 1 thread: M/CPU-s M/wall-s | {threads} threads: M/CPU-s M/wall-s"
+        "kernel  lane-ops/run | 1 thread: M/CPU-s (median) M/s (best wall) | {threads} threads: M/CPU-s (median) M/s (best wall)"
     );
     for (name, prog) in kernels() {
         if spec != "all" && !spec.split(',').any(|s| s == name) {
@@ -197,17 +213,19 @@ fn rate_mode(spec: &str) {
         }
         let probe = run_program(&prog, &elements, &mem, &options).expect("bench kernel runs");
         let ops = probe.stats.element_instructions as f64;
-        let rate = |(runs, wall, cpu): (u64, Duration, Duration)| {
-            let total = ops * runs as f64 / 1e6;
-            (total / cpu.as_secs_f64(), total / wall.as_secs_f64())
-        };
-        let single = rate(measure(seconds, || {
-            one.install(|| run_program(&prog, &elements, &mem, &options))
-                .expect("runs");
-        }));
-        let all = rate(measure(seconds, || {
-            run_program(&prog, &elements, &mem, &options).expect("runs");
-        }));
+        let single = rates(
+            ops,
+            &measure(seconds, || {
+                one.install(|| run_program(&prog, &elements, &mem, &options))
+                    .expect("runs");
+            }),
+        );
+        let all = rates(
+            ops,
+            &measure(seconds, || {
+                run_program(&prog, &elements, &mem, &options).expect("runs");
+            }),
+        );
         println!(
             "{name:<6} {ops:>13} | {:>8.1} {:>8.1} | {:>8.1} {:>8.1}",
             single.0, single.1, all.0, all.1
