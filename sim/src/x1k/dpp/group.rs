@@ -36,10 +36,8 @@ pub(crate) struct RunContext<'a> {
     pub engine: Engine,
 }
 
-/// What one group produced.
+/// What one group produced besides its element results.
 pub(crate) struct GroupOutcome {
-    /// One result per element, in order.
-    pub results: Vec<ElementResult>,
     /// Elements killed.
     pub killed: u64,
     /// Output channels written (target channels and conditional values of
@@ -81,10 +79,12 @@ fn alu_wait(group: &mut Group) {
 }
 
 /// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]),
-/// with the allocations of `spare` (left there again for the next group).
+/// writing one result per element into `out` (same length), with the
+/// allocations of `spare` (left there again for the next group).
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
     elements: &[(u32, u32)],
+    out: &mut [ElementResult],
     spare: &mut Spare,
 ) -> Result<GroupOutcome, DppFault> {
     let plan = ctx.plan;
@@ -237,9 +237,8 @@ pub(crate) fn run_group(
     }
     group.profile.close(SegmentEnd::Finish);
 
-    let mut results = Vec::with_capacity(elements.len());
     let (mut killed_count, mut output_channels) = (0u64, 0u64);
-    for (lane, &(i, j)) in elements.iter().enumerate() {
+    for ((lane, &(i, j)), slot) in elements.iter().enumerate().zip(out.iter_mut()) {
         let killed = group.covered & (1 << lane) == 0;
         let lane_out = &group.outputs[lane];
         let mut targets = [None; 4];
@@ -257,17 +256,16 @@ pub(crate) fn run_group(
         let conditional_value = if killed { None } else { lane_out.conditional };
         output_channels += u64::from(conditional_value.is_some());
         killed_count += u64::from(killed);
-        results.push(ElementResult {
+        *slot = ElementResult {
             i,
             j,
             killed,
             targets,
             conditional_value,
             umrt: std::mem::take(&mut group.umrt[lane]),
-        });
+        };
     }
     let outcome = GroupOutcome {
-        results,
         killed: killed_count,
         output_channels,
         profile: std::mem::take(&mut group.profile),

@@ -171,24 +171,28 @@ pub fn run_program(
         policy: options.hazards,
         engine: options.engine,
     };
-    // Each worker reuses one group's allocations from group to group; the
-    // groups' results are moved into the run's vector in order.
+    // The results are made in parallel, then each group writes its own in
+    // place; each worker reuses one group's allocations from group to group.
+    let mut results = Vec::with_capacity(elements.len());
+    elements
+        .par_iter()
+        .map(|_| ElementResult::default())
+        .collect_into_vec(&mut results);
     let outcomes: Vec<Result<GroupOutcome, DppFault>> = elements
         .par_chunks(group_size)
-        .map_init(Spare::default, |spare, chunk| {
-            group::run_group(&ctx, chunk, spare)
+        .zip(results.par_chunks_mut(group_size))
+        .map_init(Spare::default, |spare, (chunk, out)| {
+            group::run_group(&ctx, chunk, out, spare)
         })
         .collect();
 
     let mut counters = Counters::default();
     let mut profiles = Vec::with_capacity(outcomes.len());
     let mut warnings: Vec<Warning> = Vec::new();
-    let mut results = Vec::with_capacity(elements.len());
     let (mut killed, mut output_channels) = (0u64, 0u64);
     for outcome in outcomes {
         let outcome = outcome?;
         counters.add(&outcome.profile.counters);
-        results.extend(outcome.results);
         killed += outcome.killed;
         output_channels += outcome.output_channels;
         for (slot, kind, count) in outcome.warnings {
