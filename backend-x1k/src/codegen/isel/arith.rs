@@ -93,7 +93,10 @@ impl Selector<'_> {
             FMin | IMin => self.min_max(AluKind::Min, x, y, w),
             FMax | IMax => self.min_max(AluKind::Max, x, y, w),
             FStep => {
-                // step(edge, x) = x - edge >= 0 ? 1 : 0 (CMP, CTM §3.3.4).
+                // step(edge, x) = x − edge >= 0 ? 1 : 0 (CMP, CTM §3.3.4):
+                // the edge `x` is subtracted from the value `y` (`lo` =
+                // edge, `hi` = value). A NaN operand gives 0 (the
+                // reference 1): CMP has no strict `<`.
                 let one = Val::Lit {
                     values: [1.0; 4],
                     width: w,
@@ -102,7 +105,15 @@ impl Selector<'_> {
                     values: [0.0; 4],
                     width: w,
                 };
-                self.cmp_diff(one, zero, y, x, w, InputModifier::None)
+                self.cmp_diff(
+                    one,
+                    zero,
+                    x,
+                    y,
+                    w,
+                    super::cond::CmpLanes::PerLane,
+                    InputModifier::None,
+                )
             }
             BAnd | BOr => Ok(Val::Bool(Box::new(match b {
                 BAnd => super::BoolVal::And(Box::new(as_bool(x)), Box::new(as_bool(y))),

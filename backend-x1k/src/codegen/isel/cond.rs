@@ -91,7 +91,11 @@ impl Selector<'_> {
     }
 
     /// `C >= 0 ? x : y` with C = `hi − lo` (modified by `c_mod`), fused
-    /// by a presubtract when possible.
+    /// by a presubtract when possible. With [`CmpLanes::Broadcast`] the
+    /// difference is a scalar tested for every lane of `x`/`y` (a select);
+    /// with [`CmpLanes::PerLane`] it has `w` lanes, each choosing its own
+    /// lane (`step`, lane selects).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn cmp_diff(
         &mut self,
         x: Val,
@@ -99,18 +103,23 @@ impl Selector<'_> {
         lo: Val,
         hi: Val,
         w: u8,
+        lanes: CmpLanes,
         c_mod: InputModifier,
     ) -> Result<Val, CodegenError> {
         let xo = self.operand(&x)?;
         let yo = self.operand(&y)?;
+        let dw = match lanes {
+            CmpLanes::Broadcast => 1,
+            CmpLanes::PerLane => w,
+        };
         let bcast = |mut c: Operand| {
             c.modifier = combine(c.modifier, c_mod);
-            if w > 1 {
+            if lanes == CmpLanes::Broadcast {
                 c.lanes = [c.lanes[0]; 4];
             }
             c
         };
-        let (hi, lo) = match self.difference(hi, lo)? {
+        let (hi, lo) = match self.difference(hi, lo, dw)? {
             Diff::Direct(c) => {
                 return Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, bcast(c)], None, true));
             }
@@ -141,32 +150,28 @@ impl Selector<'_> {
         // No presubtract: compute the difference first.
         let d = self.alu_ops(
             AluKind::Mad,
-            1,
+            dw,
             smallvec![hi, Operand::splat_lane(Lane::One), lo.negated()],
             None,
             false,
         );
-        let mut c = self.operand(&d)?;
-        c.modifier = c_mod;
-        if w > 1 {
-            c.lanes = [c.lanes[0]; 4];
-        }
+        let c = bcast(self.operand(&d)?);
         Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, c], None, true))
     }
 
     /// The operand `hi − lo`: `hi` itself when `lo` is zero, a presubtract
     /// (`src1 − src0`) when one side is the same in every channel (the
     /// presubtract works channel by channel on unswizzled registers).
-    fn difference(&mut self, hi: Val, lo: Val) -> Result<Diff, CodegenError> {
+    fn difference(&mut self, hi: Val, lo: Val, w: u8) -> Result<Diff, CodegenError> {
         if let Val::Lit { values, .. } = &lo
-            && values[0] == 0.0
+            && values[..w as usize].iter().all(|&v| v == 0.0)
         {
             return Ok(Diff::Direct(self.operand(&hi)?));
         }
         let ho = self.operand(&hi)?;
         let lo_ = self.operand(&lo)?;
         let plain = |o: &Operand| o.modifier == InputModifier::None;
-        if let (Some(h), Some(l)) = (presub_source(ho), presub_source(lo_))
+        if let (Some(h), Some(l)) = (presub_source(ho, w), presub_source(lo_, w))
             && plain(&h)
             && plain(&l)
         {
@@ -175,7 +180,7 @@ impl Selector<'_> {
                 channel_uniform(&l, &self.consts),
             );
             let reg = if lu { h } else { l };
-            let unit = self.presub_unit(&reg);
+            let unit = self.presub_unit(&reg, w);
             if (hu || lu) && unit.is_some() {
                 let lanes = reg.lanes;
                 let srcp = Operand {
@@ -192,23 +197,29 @@ impl Selector<'_> {
     /// The unit whose presubtract sees the lanes `o` reads: the RGB
     /// presubtract works on r, g, b and the alpha one on a (CTM §3.3.2),
     /// so the register's channels must be known now.
-    fn presub_unit(&self, o: &Operand) -> Option<Unit> {
+    fn presub_unit(&self, o: &Operand, w: u8) -> Option<Unit> {
         use crate::codegen::mir::RegClass;
         let Src::Reg(v) = o.src else {
             return Some(Unit::Rgb);
         };
         let info = self.mir.vreg(v);
-        let lane = match o.lanes[0] {
-            Lane::Of(l) => l,
-            _ => return None,
-        };
-        match info.class {
-            _ if info.fixed.is_some() => Some(Unit::Rgb),
-            RegClass::Rgb => Some(Unit::Rgb),
-            RegClass::Alpha => Some(Unit::Alpha),
-            RegClass::Rgba if lane < 3 => Some(Unit::Rgb),
-            RegClass::Rgba => Some(Unit::Alpha),
-            RegClass::Undecided => None,
+        let mut alpha = false;
+        let mut rgb = false;
+        for l in &o.lanes[..w as usize] {
+            let Lane::Of(l) = *l else { return None };
+            match info.class {
+                _ if info.fixed.is_some() => rgb = true,
+                RegClass::Rgb => rgb = true,
+                RegClass::Alpha => alpha = true,
+                RegClass::Rgba if l < 3 => rgb = true,
+                RegClass::Rgba => alpha = true,
+                RegClass::Undecided => return None,
+            }
+        }
+        match (rgb, alpha) {
+            (true, false) => Some(Unit::Rgb),
+            (false, true) => Some(Unit::Alpha),
+            _ => None,
         }
     }
 
@@ -242,7 +253,7 @@ impl Selector<'_> {
                     InputModifier::None
                 };
                 let (p, q) = (self.fix_bool(p)?, self.fix_bool(q)?);
-                self.cmp_diff(p, q, lo, hi, w, m)
+                self.cmp_diff(p, q, lo, hi, w, CmpLanes::Broadcast, m)
             }
             other => {
                 // A 1.0/0.0 value: CND(a, b, c), c > 0.5 (CTM §3.3.4).
@@ -272,13 +283,23 @@ impl Selector<'_> {
         let zero = Val::scalar_lanes(0.0, w);
         match cond {
             // c >= 0: CMP directly.
-            LaneCond::Ge0 => self.cmp_diff(a, b, zero, c, w, InputModifier::None),
-            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
-            LaneCond::Gt0 => {
-                self.cmp_diff(b, a, zero, modify(c, Modify::Neg), w, InputModifier::None)
+            LaneCond::Ge0 => {
+                self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::None)
             }
+            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
+            LaneCond::Gt0 => self.cmp_diff(
+                b,
+                a,
+                zero,
+                modify(c, Modify::Neg),
+                w,
+                CmpLanes::PerLane,
+                InputModifier::None,
+            ),
             // c == 0 ⟺ −|c| >= 0.
-            LaneCond::Eq0 => self.cmp_diff(a, b, zero, c, w, InputModifier::NegAbs),
+            LaneCond::Eq0 => {
+                self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::NegAbs)
+            }
         }
     }
 
@@ -396,6 +417,16 @@ impl Selector<'_> {
     }
 }
 
+/// Whether a compare's difference is one scalar for all lanes or one per
+/// lane.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CmpLanes {
+    /// One scalar condition selects every lane.
+    Broadcast,
+    /// Lane i of the difference selects lane i.
+    PerLane,
+}
+
 /// A difference operand.
 enum Diff {
     /// Read directly.
@@ -419,9 +450,15 @@ fn combine(a: InputModifier, b: InputModifier) -> InputModifier {
 /// A presubtract source: a register or constant read whole (no swizzle
 /// constant, no modifier); swizzle constants 0.5 and 1 become inline
 /// constants.
-fn presub_source(o: Operand) -> Option<Operand> {
+fn presub_source(o: Operand, w: u8) -> Option<Operand> {
     match o.src {
-        Src::Reg(_) | Src::Const { .. } | Src::Inline(_) => Some(o),
+        // The presubtract reads channels, not lanes: a swizzle constant
+        // among the lanes would be lost (CTM §3.3.2).
+        Src::Reg(_) | Src::Const { .. } | Src::Inline(_) => o.lanes[..w as usize]
+            .iter()
+            .all(|l| matches!(l, Lane::Of(_)))
+            .then_some(o),
+        Src::None if o.lanes[..w as usize].iter().any(|l| *l != o.lanes[0]) => None,
         Src::None => {
             let code = match o.lanes[0] {
                 Lane::Half => crate::isa::inline_constant_code(0.5)?,
