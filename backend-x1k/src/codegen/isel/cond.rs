@@ -488,15 +488,20 @@ fn channel_uniform(o: &Operand, consts: &ConstTable) -> bool {
 }
 
 /// Whether the op's operands and presubtract sources fit three source
-/// slots (a conservative count of distinct sources).
+/// slots: the presubtract pins its two sources to slots 0 and 1 (CTM
+/// §3.3.2, even when they are the same register), so at most one other
+/// distinct source remains for slot 2.
 fn fits(args: &[Operand], p: &(PresubOp, Operand, Operand)) -> bool {
-    let mut seen: Vec<Src> = vec![p.1.src, p.2.src];
+    let pinned = [p.1.src, p.2.src];
+    let mut others: Vec<Src> = Vec::new();
     for a in args {
-        if matches!(a.src, Src::None | Src::Presub) || seen.contains(&a.src) {
+        if matches!(a.src, Src::None | Src::Presub)
+            || pinned.contains(&a.src)
+            || others.contains(&a.src)
+        {
             continue;
         }
-        seen.push(a.src);
+        others.push(a.src);
     }
-    seen.dedup();
-    seen.len() <= 3
+    others.len() <= 1
 }

@@ -31,7 +31,7 @@ impl Selector<'_> {
         let inputs = m.inputs(n);
         let entries: Vec<Val> = inputs[1..]
             .iter()
-            .map(|v| self.get(*v))
+            .map(|v| self.get_live(*v))
             .collect::<Result<_, _>>()?;
         let pred = match self.get(inputs[0])? {
             Val::Bool(b) => *b,
@@ -239,9 +239,11 @@ impl Selector<'_> {
         let m = self.m;
         let body = t.body;
         let inputs = m.inputs(n);
+        // Inputs of dead loop values (a counter whose only use was the
+        // test the loop count replaces) were never selected.
         let inits: Vec<Val> = inputs
             .iter()
-            .map(|v| self.get(*v))
+            .map(|v| self.get_live(*v))
             .collect::<Result<_, _>>()?;
         let results = m.results(body);
         let mut phis: Vec<Option<(VReg, Ty)>> = Vec::new();

@@ -194,6 +194,17 @@ impl<'m> Selector<'m> {
         })
     }
 
+    /// The selected value of `v`, or [`Val::State`] (a placeholder nothing
+    /// reads) when no needed node depends on it: the entries of gammas
+    /// and thetas whose region never reads them were not selected.
+    pub(super) fn get_live(&self, v: Value) -> Result<Val, CodegenError> {
+        if self.needed.contains(&v.node) {
+            self.get(v)
+        } else {
+            Ok(Val::State)
+        }
+    }
+
     /// Uses of IR value `v`.
     pub(super) fn use_count(&self, v: Value) -> usize {
         self.uses.get(&v).copied().unwrap_or(0)
