@@ -45,14 +45,17 @@ struct Emitter<'a> {
     frames: u32,
     loop_kind: Vec<LoopKind>,
     loop_end_labels: Vec<usize>,
+    /// The bundle each ALU/TEX instruction was emitted from.
+    origin: Vec<Option<Bundle>>,
 }
 
-/// Emits the program; returns the instructions.
+/// Emits the program; returns the instructions and, for each, the bundle
+/// it was emitted from (`None` for flow control).
 pub fn emit(
     mir: &Mir,
     alloc: &Allocation,
     blocks: &[Vec<Bundle>],
-) -> Result<Vec<Inst>, CodegenError> {
+) -> Result<(Vec<Inst>, Vec<Option<Bundle>>), CodegenError> {
     let mut e = Emitter {
         mir,
         alloc,
@@ -64,6 +67,7 @@ pub fn emit(
         frames: 0,
         loop_kind: Vec::new(),
         loop_end_labels: Vec::new(),
+        origin: Vec::new(),
     };
     e.nodes(&mir.body)?;
     for (i, t) in std::mem::take(&mut e.fixups) {
@@ -75,7 +79,9 @@ pub fn emit(
             fc.jump_addr = SlotIndex::new(slot as u32).unwrap_or_default();
         }
     }
-    Ok(e.insts)
+    let mut origin = e.origin;
+    origin.resize(e.insts.len(), None);
+    Ok((e.insts, origin))
 }
 
 fn internal(rule: &'static str, detail: impl Into<String>) -> CodegenError {
@@ -101,6 +107,8 @@ impl Emitter<'_> {
                     self.block += 1;
                     for b in bundles {
                         let inst = self.bundle(&b)?;
+                        self.origin.resize(self.insts.len(), None);
+                        self.origin.push(Some(b));
                         self.insts.push(inst);
                     }
                 }

@@ -131,21 +131,34 @@ pub fn apply(insts: &mut Vec<Inst>) {
             last_fetch = Some(i);
         }
     }
-    // CTM §3.7 errata.
-    for i in 0..n {
-        let Inst::Fc(fc) = &insts[i] else { continue };
-        let mut succ = vec![i + 1, fc.jump_addr.get() as usize];
-        if matches!(fc.op, FcOp::EndLoop | FcOp::EndRep) {
-            succ.push(i + 1);
-        }
-        let waits = succ.iter().any(|&s| match insts.get(s) {
-            Some(Inst::Alu(a)) => a.sem_wait,
-            Some(Inst::Tex(t)) => t.sem_wait,
-            Some(Inst::Fc(f)) => f.sem_wait,
-            None => false,
-        });
-        if waits && let Inst::Fc(fc) = &mut insts[i] {
-            fc.sem_wait = true;
+    // CTM §3.7 errata: an FC instruction waits if any possible successor
+    // waits; a successor may be another FC instruction that only now
+    // waits, so repeat until nothing changes.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let Inst::Fc(fc) = &insts[i] else { continue };
+            if fc.sem_wait {
+                continue;
+            }
+            // JUMP_FUNC 0 never jumps, except that processors an ELSE
+            // deactivates "want to jump" (CTM §3.5.3 special cases).
+            let never_jumps = fc.op == FcOp::Jump && fc.jump_func == 0 && !fc.b_else;
+            let mut succ = vec![i + 1];
+            if !never_jumps {
+                succ.push(fc.jump_addr.get() as usize);
+            }
+            let waits = succ.iter().any(|&s| match insts.get(s) {
+                Some(Inst::Alu(a)) => a.sem_wait,
+                Some(Inst::Tex(t)) => t.sem_wait,
+                Some(Inst::Fc(f)) => f.sem_wait,
+                None => false,
+            });
+            if waits && let Inst::Fc(fc) = &mut insts[i] {
+                fc.sem_wait = true;
+                changed = true;
+            }
         }
     }
     // NOP before a presubtract of a just-written register (rule 3).

@@ -11,8 +11,8 @@
 //! `BREAK` at the end of the body. Loops with no known bound count 255
 //! (the front end warned: CK0067).
 //!
-//! [`needed_nodes`] is the liveness that keeps dead loop counters (whose
-//! only use was the dropped test) out of the program.
+//! [`liveness`] keeps dead loop counters (whose only use was the dropped
+//! test) and dead ports of gammas and thetas out of the program.
 
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
@@ -55,7 +55,11 @@ impl Selector<'_> {
                 _ => None,
             };
             let a0 = arg(g.branches[0]);
-            if (a0.is_some() && a0 == arg(g.branches[1])) || ty == Ty::State {
+            if !self.live.values.contains(&m.output(n, k)) {
+                // A dead port: no phi, no copies.
+                self.bind(m.output(n, k), Val::State);
+                phis.push(None);
+            } else if (a0.is_some() && a0 == arg(g.branches[1])) || ty == Ty::State {
                 let v = match a0 {
                     Some(j) => entries[j as usize].clone(),
                     None => Val::State,
@@ -117,7 +121,7 @@ impl Selector<'_> {
         m.results(r)
             .iter()
             .map(|v| {
-                if self.needed.contains(&v.node) || matches!(m.node(v.node).op, Op::Argument(_)) {
+                if self.live.values.contains(v) || matches!(m.node(v.node).op, Op::Argument(_)) {
                     self.get(*v)
                 } else {
                     Ok(Val::State)
@@ -252,7 +256,7 @@ impl Selector<'_> {
         for (k, init) in inits.iter().enumerate() {
             let ty = m.ty(inputs[k]);
             let invariant = results[k + 1] == m.argument(body, k);
-            let used = self.needed.contains(&results[k + 1].node);
+            let used = self.live.values.contains(&m.output(n, k));
             if invariant || ty == Ty::State || !used {
                 args.push(init.clone());
                 phis.push(None);
@@ -432,7 +436,7 @@ fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Opti
 /// The nodes whose values the program needs: root results, scatters, and
 /// what they depend on, through gammas (per output) and thetas (per loop
 /// value, with the counter test that the loop count replaces left out).
-pub fn needed_nodes(m: &Module) -> HashSet<NodeId> {
+pub fn liveness(m: &Module) -> Liveness {
     let mut needed: HashSet<NodeId> = HashSet::new();
     let mut values: HashSet<Value> = HashSet::new();
     let mut work: Vec<Value> = m.results(m.root);
@@ -489,7 +493,20 @@ pub fn needed_nodes(m: &Module) -> HashSet<NodeId> {
             _ => work.extend(m.inputs(n)),
         }
     }
-    needed
+    Liveness {
+        nodes: needed,
+        values,
+    }
+}
+
+/// What the program needs: nodes (some output is needed) and values
+/// (per output port: a gamma or theta may have dead ports).
+#[derive(Clone, Debug, Default)]
+pub struct Liveness {
+    /// Nodes with a needed output.
+    pub nodes: HashSet<NodeId>,
+    /// Needed values.
+    pub values: HashSet<Value>,
 }
 
 /// `true` if `v` is integer-valued on every run (so a coordinate needs no

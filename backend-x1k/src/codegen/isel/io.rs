@@ -37,7 +37,7 @@ impl Selector<'_> {
         for r in m.region_ids() {
             for n in m.nodes(r) {
                 if let Op::Input(p) = m.node(n).op
-                    && self.needed.contains(&n)
+                    && self.live.nodes.contains(&n)
                     && !used.contains(&p.0)
                 {
                     used.push(p.0);

@@ -96,8 +96,9 @@ pub struct Selector<'m> {
     pub(super) consts: ConstTable,
     /// The value of each IR value selected so far.
     values: HashMap<Value, Val>,
-    /// IR values needed by the program (the rest is not selected).
-    needed: HashSet<NodeId>,
+    /// IR nodes and values needed by the program (the rest is not
+    /// selected).
+    live: flow::Liveness,
     /// Own-position input reads, loaded at the start.
     inputs: HashMap<u32, VReg>,
     /// `index()`: `r0.rg` at start.
@@ -133,7 +134,7 @@ impl<'m> Selector<'m> {
             mir: Mir::default(),
             consts,
             values: HashMap::new(),
-            needed: flow::needed_nodes(m),
+            live: flow::liveness(m),
             inputs: HashMap::new(),
             index: None,
             nodes: Vec::new(),
@@ -198,7 +199,7 @@ impl<'m> Selector<'m> {
     /// reads) when no needed node depends on it: the entries of gammas
     /// and thetas whose region never reads them were not selected.
     pub(super) fn get_live(&self, v: Value) -> Result<Val, CodegenError> {
-        if self.needed.contains(&v.node) {
+        if self.live.values.contains(&v) {
             self.get(v)
         } else {
             Ok(Val::State)
@@ -223,7 +224,7 @@ impl<'m> Selector<'m> {
     pub(super) fn select_nodes(&mut self, nodes: &[NodeId]) -> Result<(), CodegenError> {
         for &n in nodes {
             if matches!(self.m.node(n).op, Op::Argument(_) | Op::Result(_))
-                || !self.needed.contains(&n)
+                || !self.live.nodes.contains(&n)
                 || self.values.contains_key(&self.m.output(n, 0))
             {
                 continue;
