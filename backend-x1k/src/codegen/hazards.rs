@@ -75,7 +75,14 @@ pub fn apply(insts: &mut Vec<Inst>) {
         }
         _ => {}
     }
-    if !matches!(insts.last(), Some(Inst::Alu(a)) if matches!(a.writes, AluWrites::Output(_))) {
+    // A jump past the end (a branch closing the program) needs a last
+    // OUT that every path reaches.
+    let jumps_to_end = insts
+        .iter()
+        .any(|i| matches!(i, Inst::Fc(f) if f.jump_addr.get() as usize >= insts.len()));
+    if jumps_to_end
+        || !matches!(insts.last(), Some(Inst::Alu(a)) if matches!(a.writes, AluWrites::Output(_)))
+    {
         insts.push(Inst::Alu(AluInst {
             writes: AluWrites::Output(OutputWrites::default()),
             ..AluInst::default()

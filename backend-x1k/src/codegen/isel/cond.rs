@@ -199,12 +199,27 @@ impl Selector<'_> {
     /// so the register's channels must be known now.
     fn presub_unit(&self, o: &Operand, w: u8) -> Option<Unit> {
         use crate::codegen::mir::RegClass;
-        let Src::Reg(v) = o.src else {
-            return Some(Unit::Rgb);
-        };
-        let info = self.mir.vreg(v);
         let mut alpha = false;
         let mut rgb = false;
+        let Src::Reg(v) = o.src else {
+            // A constant's channels: r, g, b through the RGB addresses, a
+            // through the alpha address (CTM §3.3.3).
+            for l in &o.lanes[..w as usize] {
+                match *l {
+                    Lane::Of(3) if o.src != Src::Presub && !matches!(o.src, Src::Inline(_)) => {
+                        alpha = true
+                    }
+                    Lane::Of(_) => rgb = true,
+                    _ => return None,
+                }
+            }
+            return match (rgb, alpha) {
+                (_, false) => Some(Unit::Rgb),
+                (false, true) => Some(Unit::Alpha),
+                (true, true) => None,
+            };
+        };
+        let info = self.mir.vreg(v);
         for l in &o.lanes[..w as usize] {
             let Lane::Of(l) = *l else { return None };
             match info.class {
