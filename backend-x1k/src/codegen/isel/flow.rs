@@ -14,6 +14,7 @@
 //! [`liveness`] keeps dead loop counters (whose only use was the dropped
 //! test) and dead ports of gammas and thetas out of the program.
 
+use super::loops::{bound_source, counter_offsets, counter_plus, guard_only};
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
@@ -37,7 +38,12 @@ impl Selector<'_> {
             Val::Bool(b) => *b,
             other => BoolVal::Value(other),
         };
-        if let BoolVal::Lit(t) = pred {
+        let live = &self.live.values;
+        let guard = guard_only(m, n, &|v| live.contains(&v));
+        if guard || matches!(pred, BoolVal::Lit(_)) {
+            // A constant condition, or the `start < end` guard of a loop
+            // whose count already skips it (CTM §3.5.3).
+            let t = guard || matches!(pred, BoolVal::Lit(true));
             let r = g.branches[if t { 0 } else { 1 }];
             let results = self.inline_region(r, &entries)?;
             for (k, v) in results.into_iter().enumerate() {
@@ -271,22 +277,60 @@ impl Selector<'_> {
         }
         self.parallel_copy(init_copies)?;
         let (kept, counter) = loop_conjuncts(m, n, &t);
-        let count = match counter {
+        let count = match &counter {
             Some((start, end)) => {
-                let count = match (&start, &end) {
+                let count = match (start, end) {
                     (IntSource::Const(a), IntSource::Const(b)) => {
                         IntSource::Const((*b as i64 - *a as i64).clamp(0, 255) as i32)
                     }
-                    _ => IntSource::UniformRange(Box::new(start.clone()), Box::new(end)),
+                    _ => IntSource::UniformRange(Box::new(start.clone()), Box::new(end.clone())),
                 };
-                (count, start)
+                (count, start.clone())
             }
             None => {
                 let trips = t.info.max_trips.unwrap_or(255).min(255) as i32;
                 (IntSource::Const(trips), IntSource::Const(0))
             }
         };
+        // Uniform-array reads at the counter plus a constant: LOOP with aL
+        // = counter + shift (see `loops`).
+        let offsets = counter_offsets(m, n, &t);
+        let (count, al) = match (&counter, offsets.is_empty()) {
+            (_, true) => (count, None),
+            (Some((start, end)), false) => {
+                let shift = match start {
+                    IntSource::Const(s) => (-s).max(0),
+                    _ => 0,
+                };
+                let init = match start {
+                    IntSource::Const(s) => IntSource::Const(s + shift),
+                    other => other.clone(),
+                };
+                if let IntSource::Const(s) = start
+                    && !(0..=255).contains(&(s + shift))
+                {
+                    return Err(self.dynamic_index(n));
+                }
+                let range = match (start, end) {
+                    (IntSource::Const(a), IntSource::Const(b)) => Some((*a, *b)),
+                    _ => None,
+                };
+                (
+                    (count.0, init),
+                    Some(super::AlLoop {
+                        theta: n,
+                        shift,
+                        range,
+                    }),
+                )
+            }
+            (None, false) => return Err(self.dynamic_index(n)),
+        };
         let int_const = self.consts.int_const(count.0, count.1)?;
+        let is_loop = al.is_some();
+        if let Some(a) = al {
+            self.al_loops.push(a);
+        }
         self.loop_depth += 1;
         self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
         let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
@@ -325,8 +369,15 @@ impl Selector<'_> {
         })?;
         self.frames_in_loop = saved_frames;
         self.loop_depth -= 1;
+        if is_loop {
+            self.al_loops.pop();
+        }
         self.push_node(Node::Loop {
-            count: LoopCount::Rep(int_const),
+            count: if is_loop {
+                LoopCount::Loop(int_const)
+            } else {
+                LoopCount::Rep(int_const)
+            },
             body: body_nodes,
         });
         for (k, p) in phis.iter().enumerate() {
@@ -345,16 +396,6 @@ fn phi_val(reg: VReg, ty: Ty) -> Val {
     match ty {
         Ty::Bool => Val::Bool(Box::new(BoolVal::Value(Val::reg(reg, 1)))),
         _ => Val::reg(reg, ty.width().unwrap_or(1)),
-    }
-}
-
-/// A `for` bound: an integer constant or an `i32` uniform of the theta's
-/// region.
-fn bound_source(m: &Module, v: Value) -> Option<IntSource> {
-    match &m.node(v.node).op {
-        Op::Const(Constant::I32(c)) => Some(IntSource::Const(*c)),
-        Op::Uniform(p) => Some(IntSource::Uniform(m.params[p.index()].name.clone())),
-        _ => None,
     }
 }
 
@@ -378,10 +419,7 @@ pub(super) fn loop_conjuncts(
                     .info
                     .counter
                     .and_then(|k| bound_source(m, inputs[k as usize]));
-                let end = match end_arg {
-                    EndBound::Arg(e) => bound_source(m, inputs[e]),
-                    EndBound::Value(v) => bound_source(m, v),
-                };
+                let end = bound_source(m, end_arg);
                 match (start, end) {
                     (Some(s), Some(e)) => counter = Some((s, e)),
                     _ => kept.push(c),
@@ -391,11 +429,6 @@ pub(super) fn loop_conjuncts(
         }
     }
     (kept, counter)
-}
-
-enum EndBound {
-    Arg(usize),
-    Value(Value),
 }
 
 fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
@@ -408,8 +441,8 @@ fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
     }
 }
 
-/// `arg_k + 1 < end` with `k` the counter and `end` loop-invariant.
-fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<EndBound> {
+/// `arg_k + 1 < end` with `k` the counter: the `end` operand.
+fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<Value> {
     let k = t.info.counter? as usize;
     if m.node(c.node).op != Op::Compare(CmpOp::Lt) {
         return None;
@@ -422,15 +455,7 @@ fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Opti
     let add = m.inputs(next.node);
     let is_one = |v: Value| matches!(m.node(v.node).op, Op::Const(Constant::I32(1)));
     let is_k = |v: Value| v == m.argument(body, k);
-    if !((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))) {
-        return None;
-    }
-    let end = ins[1];
-    match m.node(end.node).op {
-        Op::Argument(e) if m.result(body, e as usize + 1) == end => Some(EndBound::Arg(e as usize)),
-        Op::Const(_) => Some(EndBound::Value(end)),
-        _ => None,
-    }
+    ((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))).then_some(ins[1])
 }
 
 /// The nodes whose values the program needs: root results, scatters, and
@@ -490,6 +515,9 @@ pub fn liveness(m: &Module) -> Liveness {
                     }
                 }
             }
+            // An array read at the loop counter plus a constant reads
+            // through aL: the counter value itself is not needed.
+            Op::UniformElement(_) if counter_plus(m, m.inputs(n)[0]).is_some() => {}
             _ => work.extend(m.inputs(n)),
         }
     }

@@ -17,6 +17,7 @@ mod arith;
 mod cond;
 mod flow;
 mod io;
+mod loops;
 
 use super::CodegenError;
 use super::consts::ConstTable;
@@ -29,7 +30,7 @@ use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{Op, ParamInfo};
 use ctm_ir::types::Ty;
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub use cond::BoolVal;
 
@@ -115,6 +116,20 @@ pub struct Selector<'m> {
     pub(super) frames_in_loop: u32,
     /// Uses of each IR value (for single-use folds).
     uses: HashMap<Value, usize>,
+    /// The LOOPs being selected whose aL addresses uniform arrays,
+    /// innermost last.
+    pub(super) al_loops: Vec<AlLoop>,
+}
+
+/// A loop selected as `LOOP` for aL-relative uniform-array reads.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AlLoop {
+    /// Its theta.
+    pub theta: NodeId,
+    /// aL = counter + shift.
+    pub shift: i32,
+    /// The counter's constant range `start..end`, if known.
+    pub range: Option<(i32, i32)>,
 }
 
 impl<'m> Selector<'m> {
@@ -145,6 +160,7 @@ impl<'m> Selector<'m> {
             max_loop_depth: 0,
             frames_in_loop: 0,
             uses,
+            al_loops: Vec::new(),
         })
     }
 
@@ -249,10 +265,7 @@ impl<'m> Selector<'m> {
             Op::Argument(_) | Op::Result(_) => return Ok(()),
             Op::Const(c) => constant(c),
             Op::Uniform(p) => self.uniform(*p, ty)?,
-            Op::UniformElement(p) => {
-                let idx = self.get(inputs[0])?;
-                self.uniform_element(*p, idx, ty)?
-            }
+            Op::UniformElement(p) => self.uniform_element(*p, inputs[0], ty)?,
             Op::Input(p) => {
                 let w = ty.width().unwrap_or(1);
                 match self.inputs.get(&p.0) {
