@@ -140,8 +140,13 @@ fn cbrt_steps_fused(x: f32) -> f32 {
 }
 
 /// Compiles and checks `src`'s kernel on the given input values of its
-/// first input (a row), uniforms from `ranges`.
+/// first input (a row), uniforms in [0.25, 0.75).
 fn check_source(src: &str, xs: &[f32]) -> Result<(), String> {
+    check_source_with(src, xs, |_| (0.25, 0.75))
+}
+
+/// [`check_source`] with uniforms from `ranges`.
+fn check_source_with(src: &str, xs: &[f32], ranges: fn(&str) -> (f32, f32)) -> Result<(), String> {
     let program = ctm_frontend::compile(
         src,
         &CheckOptions {
@@ -151,7 +156,7 @@ fn check_source(src: &str, xs: &[f32]) -> Result<(), String> {
     .program
     .expect("checks");
     let k = &program.kernels[0];
-    let mut args = args_for(k, (xs.len(), 1), 0, |_| (0.25, 0.75));
+    let mut args = args_for(k, (xs.len(), 1), 0, ranges);
     for p in &mut args.params {
         if let ParamData::Input(s) = p {
             s.buffer = StreamBuffer::F32(xs.to_vec());
@@ -176,5 +181,64 @@ fn step_subtracts_the_edge_from_the_value() {
         "kernel k(x: In<f32>, r: Out<vec2>) { r = step(vec2(0.5, 0.25), vec2(x)); }",
     ] {
         check_source(src, &xs).unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
+}
+
+/// `w[k]` with `k` the counter of a loop with a uniform bound reads
+/// `c[N + aL]` in a LOOP (CTM §3.3.1), not CK0070; offsets and a negative
+/// start shift aL.
+#[test]
+fn uniform_array_at_the_loop_counter_reads_through_al() {
+    use ctm_backend_x1k::isa::{AluSource, FcOp, Inst};
+    let xs = [0.5, -1.0, 2.0, 0.25];
+    for (src, n) in [
+        (
+            "kernel k(n: i32, w: [f32; 8], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..n { acc += w[k] * x; } r = acc; }",
+            (0.0, 8.0),
+        ),
+        (
+            "kernel k(n: i32, w: [f32; 8], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 1..n { acc += w[k - 1] * x + w[k]; } r = acc; }",
+            (1.0, 8.0),
+        ),
+        (
+            "kernel k(n: i32, w: [vec2; 12], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in -2..n { acc += w[k + 3].y * x; } r = acc; }",
+            (0.0, 8.0),
+        ),
+    ] {
+        let ranges: fn(&str) -> (f32, f32) = match n {
+            (0.0, 8.0) => |p| if p == "n" { (0.0, 8.0) } else { (-1.0, 1.0) },
+            (1.0, 8.0) => |p| if p == "n" { (1.0, 8.0) } else { (-1.0, 1.0) },
+            _ => |_| (-1.0, 1.0),
+        };
+        check_source_with(src, &xs, ranges).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let program = ctm_frontend::compile(
+            src,
+            &CheckOptions {
+                target: Target::X1k,
+            },
+        )
+        .program
+        .expect("checks");
+        let p = ctm_backend_x1k::codegen::compile_kernel(
+            &program,
+            &program.kernels[0],
+            ctm_ir::passes::OptLevel::O2,
+            &Default::default(),
+        )
+        .expect("compiles");
+        let ops: Vec<FcOp> = p
+            .insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Fc(f) => Some(f.op),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            ops.contains(&FcOp::Loop) && ops.contains(&FcOp::EndLoop),
+            "{src}: {ops:?}"
+        );
+        let relative = p.insts.iter().any(|i| matches!(i, Inst::Alu(a) if a.rgb.sources.iter().chain(&a.alpha.sources).any(|s| matches!(s, AluSource::Const(c) if c.addressing == ctm_backend_x1k::isa::Addressing::LoopRelative))));
+        assert!(relative, "{src}: no c[N+aL]");
     }
 }

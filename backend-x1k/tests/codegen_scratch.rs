@@ -10,10 +10,19 @@ fn scratch() {
         let options = GenOptions::new(Target::X1k, NumericsMode::Robust);
         let g = generate(seed, &options);
         eprintln!("{}", g.source);
-        let (program, _) = ctm_frontend::check::check(&g.file, &CheckOptions { target: Target::X1k });
+        let (program, _) = ctm_frontend::check::check(
+            &g.file,
+            &CheckOptions {
+                target: Target::X1k,
+            },
+        );
         (program.unwrap(), Some(g.kernel_name))
     };
-    let k = program.kernels.iter().find(|k| name.as_ref().is_none_or(|n| &k.name == n)).unwrap();
+    let k = program
+        .kernels
+        .iter()
+        .find(|k| name.as_ref().is_none_or(|n| &k.name == n))
+        .unwrap();
     let mut m = ctm_ir::lower::lower_kernel(&program, k);
     ctm_backend_x1k::codegen::optimize_for_x1k(&mut m, ctm_ir::passes::OptLevel::O2).unwrap();
     eprintln!("{}", ctm_ir::print::to_text(&m));

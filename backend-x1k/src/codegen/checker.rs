@@ -210,7 +210,8 @@ fn successors(inst: &Inst, i: usize, n: usize) -> SmallVec<[usize; 2]> {
 
 /// The (register, channel) the read `r` of instruction `inst` sees.
 fn locate(inst: &Inst, r: &Read, slot: usize) -> Result<(u8, u8), CodegenError> {
-    let bad = |what: String| CodegenError::internal("allocation-checker", format!("slot {slot}: {what}"));
+    let bad =
+        |what: String| CodegenError::internal("allocation-checker", format!("slot {slot}: {what}"));
     match (inst, r.port) {
         (Inst::Alu(a), Port::Rgb { input, component }) => {
             let inp = a.rgb.inputs[input as usize % 3];
@@ -358,7 +359,11 @@ fn bundle_expectations(
     let mut defs = SmallVec::new();
     if let Some(t) = b.tex {
         let op = mir.op(t);
-        let arg = op.args.first().copied().unwrap_or(Operand::splat_lane(Lane::Zero));
+        let arg = op
+            .args
+            .first()
+            .copied()
+            .unwrap_or(Operand::splat_lane(Lane::Zero));
         match op.tex {
             Some(TexKind::Load { fetched, .. }) => {
                 for k in 0..2u8 {
@@ -395,7 +400,13 @@ fn channel_of(alloc: &Allocation, v: VReg, lane: u8) -> Result<u8, CodegenError>
 }
 
 /// Operand `arg`'s lane for result lane `i`, read at `port`.
-fn read(reads: &mut SmallVec<[Read; 8]>, port: Port, arg: Operand, i: usize, presub: Option<&MirOp>) {
+fn read(
+    reads: &mut SmallVec<[Read; 8]>,
+    port: Port,
+    arg: Operand,
+    i: usize,
+    presub: Option<&MirOp>,
+) {
     let Lane::Of(j) = arg.lanes[i & 3] else {
         return;
     };
@@ -446,7 +457,10 @@ fn rgb_half(
                 if c == 3 {
                     return Err(CodegenError::internal(
                         "allocation-checker",
-                        format!("{v:?} lane {} is an RGB result allocated to channel a", dl + lane),
+                        format!(
+                            "{v:?} lane {} is an RGB result allocated to channel a",
+                            dl + lane
+                        ),
                     ));
                 }
                 defs.push(Def {
@@ -510,7 +524,13 @@ fn alpha_half(
         _ => 0,
     };
     for (input, arg) in op.args.iter().enumerate().take(arity(kind)) {
-        read(reads, Port::Alpha { input: input as u8 }, *arg, lane as usize, Some(op));
+        read(
+            reads,
+            Port::Alpha { input: input as u8 },
+            *arg,
+            lane as usize,
+            Some(op),
+        );
     }
     let writes = match kind {
         AluKind::Trans(_) => op.unit != Unit::Both,
@@ -523,11 +543,14 @@ fn alpha_half(
         if c != 3 {
             return Err(CodegenError::internal(
                 "allocation-checker",
-                format!("{v:?} lane {} is an alpha result allocated to channel {}", value.1, channel_name(c)),
+                format!(
+                    "{v:?} lane {} is an alpha result allocated to channel {}",
+                    value.1,
+                    channel_name(c)
+                ),
             ));
         }
         defs.push(Def { channel: c, value });
     }
     Ok(())
 }
-

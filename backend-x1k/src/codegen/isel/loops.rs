@@ -77,7 +77,14 @@ pub fn counter_plus(m: &Module, v: Value) -> Option<(NodeId, i32)> {
                     _ => None,
                 };
                 let (next, c) = match (konst(ins[0]), konst(ins[1])) {
-                    (_, Some(c)) => (ins[0], if b == BinOp::ISub { c.checked_neg()? } else { c }),
+                    (_, Some(c)) => (
+                        ins[0],
+                        if b == BinOp::ISub {
+                            c.checked_neg()?
+                        } else {
+                            c
+                        },
+                    ),
                     (Some(c), None) if b == BinOp::IAdd => (ins[1], c),
                     _ => return None,
                 };
@@ -143,9 +150,10 @@ pub fn guard_only(m: &Module, gamma: NodeId, needed: &dyn Fn(Value) -> bool) -> 
         return false;
     };
     // Nothing with effects or flow control besides the loop.
-    if m.nodes(then).into_iter().any(|n| {
-        n != theta && matches!(m.node(n).op, Op::Gamma(_) | Op::Theta(_) | Op::Scatter(_))
-    }) {
+    if m.nodes(then)
+        .into_iter()
+        .any(|n| n != theta && matches!(m.node(n).op, Op::Gamma(_) | Op::Theta(_) | Op::Scatter(_)))
+    {
         return false;
     }
     let (_, counter) = super::flow::loop_conjuncts(m, theta, &t);
@@ -153,7 +161,8 @@ pub fn guard_only(m: &Module, gamma: NodeId, needed: &dyn Fn(Value) -> bool) -> 
         return false;
     };
     let p = m.inputs(pred.node);
-    if bound_source(m, p[0]).as_ref() != Some(&start) || bound_source(m, p[1]).as_ref() != Some(&end)
+    if bound_source(m, p[0]).as_ref() != Some(&start)
+        || bound_source(m, p[1]).as_ref() != Some(&end)
     {
         return false;
     }
