@@ -14,7 +14,7 @@
 //! [`liveness`] keeps dead loop counters (whose only use was the dropped
 //! test) and dead ports of gammas and thetas out of the program.
 
-use super::loops::{bound_source, counter_offsets, counter_plus, guard_only};
+use super::loops::{bound_source, counter_plus, counter_reads, guard_only};
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
@@ -294,14 +294,23 @@ impl Selector<'_> {
         };
         // Uniform-array reads at the counter plus a constant: LOOP with aL
         // = counter + shift (see `loops`).
-        let offsets = counter_offsets(m, n, &t);
-        let (count, al) = match (&counter, offsets.is_empty()) {
+        let reads = counter_reads(m, n, &t);
+        let (count, al) = match (&counter, reads.is_empty()) {
             (_, true) => (count, None),
             (Some((start, end)), false) => {
-                let shift = match start {
-                    IntSource::Const(s) => (-s).max(0),
-                    _ => 0,
+                let lowest = reads
+                    .iter()
+                    .map(|&(p, c)| self.consts.uniform_base[p.index()].map_or(0, i32::from) + c)
+                    .min()
+                    .unwrap_or(0);
+                let (lo, hi) = match start {
+                    IntSource::Const(s) => (-s, lowest),
+                    _ => (0, 0.min(lowest)),
                 };
+                if lo > hi {
+                    return Err(self.dynamic_index(n));
+                }
+                let shift = 0.clamp(lo, hi);
                 let init = match start {
                     IntSource::Const(s) => IntSource::Const(s + shift),
                     other => other.clone(),

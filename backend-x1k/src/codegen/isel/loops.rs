@@ -19,6 +19,7 @@
 //! values, the gamma is dropped and the loop selected unconditionally.
 
 use crate::abi::IntSource;
+use ctm_frontend::tast::ParamId;
 use ctm_frontend::value::Value as Constant;
 use ctm_ir::graph::{Module, NodeId, Value};
 use ctm_ir::op::{BinOp, CmpOp, Op, Theta};
@@ -97,21 +98,20 @@ pub fn counter_plus(m: &Module, v: Value) -> Option<(NodeId, i32)> {
     None
 }
 
-/// The offsets `c` of the uniform-array reads `array[counter + c]` of
-/// `theta`'s counter in its body (and in the branches and inner loops it
-/// contains).
-pub fn counter_offsets(m: &Module, theta: NodeId, t: &Theta) -> Vec<i32> {
+/// The uniform-array reads `array[counter + c]` of `theta`'s counter in
+/// its body (and in the branches and inner loops it contains): (array, c).
+pub fn counter_reads(m: &Module, theta: NodeId, t: &Theta) -> Vec<(ParamId, i32)> {
     let mut out = Vec::new();
     let mut regions = vec![t.body];
     while let Some(r) = regions.pop() {
         for n in m.nodes(r) {
             match &m.node(n).op {
-                Op::UniformElement(_) => {
+                Op::UniformElement(p) => {
                     if let Some((owner, c)) = counter_plus(m, m.inputs(n)[0])
                         && owner == theta
-                        && !out.contains(&c)
+                        && !out.contains(&(*p, c))
                     {
-                        out.push(c);
+                        out.push((*p, c));
                     }
                 }
                 Op::Gamma(g) => regions.extend(g.branches),
