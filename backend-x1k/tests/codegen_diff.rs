@@ -14,57 +14,6 @@ use ctm_frontend::{CheckOptions, Target};
 /// Input sets per example.
 const SEEDS: u64 = 6;
 
-/// (example, domain, tolerance, parameter ranges).
-type Case = (&'static str, (usize, usize), f32, fn(&str) -> (f32, f32));
-
-const CASES: &[Case] = &[
-    ("saxpy", (9, 7), TOL_EXACT, |_| (-10.0, 10.0)),
-    ("threshold", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("mandelbrot", (9, 7), TOL_EXACT, |p| match p {
-        "center" => (-1.0, 0.3),
-        _ => (0.05, 0.3),
-    }),
-    ("convolution", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("polynomial", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("blend", (9, 7), TOL_EXACT, |p| match p {
-        "weight" | "use_max" => (0.0, 1.0),
-        _ => (-10.0, 10.0),
-    }),
-    ("collatz", (9, 7), TOL_EXACT, |_| (1.0, 100.0)),
-    ("grayscale", (9, 7), TOL_EXACT, |_| (0.0, 256.0)),
-    ("matmul", (9, 7), TOL_EXACT, |p| match p {
-        "k" => (0.0, 9.0),
-        _ => (-2.0, 2.0),
-    }),
-    ("transform", (9, 7), TOL_EXACT, |_| (-4.0, 4.0)),
-    ("transpose", (7, 7), TOL_EXACT, |_| (-100.0, 100.0)),
-    ("black_scholes", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "rate" => (0.0, 0.1),
-        "volatility" => (0.1, 0.5),
-        "years" => (0.25, 5.0),
-        _ => (10.0, 100.0),
-    }),
-    ("cbrt", (9, 7), TOL_TRANSCENDENTAL, |_| (-100.0, 100.0)),
-    ("nbody", (9, 3), TOL_TRANSCENDENTAL, |p| match p {
-        "count" => (0.0, 9.0),
-        "softening" => (0.1, 1.0),
-        _ => (0.1, 10.0),
-    }),
-    ("normals", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "scale" => (0.1, 2.0),
-        _ => (0.0, 1000.0),
-    }),
-    ("ripple", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "time" => (0.0, 10.0),
-        _ => (0.0, 1.0),
-    }),
-    ("tonemap", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "exposure" => (-2.0, 2.0),
-        "posterize" | "vignette" => (0.0, 1.0),
-        _ => (0.0, 10.0),
-    }),
-];
-
 #[test]
 fn examples_agree_with_the_reference() {
     let mut failures = Vec::new();
