@@ -7,7 +7,7 @@
 
 mod codegen_common;
 
-use codegen_common::{TOL_EXACT, TOL_TRANSCENDENTAL, args_for, check, check_with, example_program};
+use codegen_common::{CASES, TOL_EXACT, args_for, check, check_with, example_program};
 use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData};
 use ctm_frontend::{CheckOptions, Target};
 

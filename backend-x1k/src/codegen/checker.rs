@@ -27,7 +27,7 @@ use super::CodegenError;
 use super::mir::{AluKind, Lane, Mir, MirOp, Operand, Special, Src, TexKind, Unit, VReg};
 use super::regalloc::Allocation;
 use super::sched::Bundle;
-use crate::isa::{AluInst, AluSource, Channel, FcOp, InputSelect, Inst, Swizzle, TempAddr};
+use crate::isa::{AluInst, AluSource, Channel, InputSelect, Inst, Swizzle, TempAddr};
 
 use crate::isa::{Addressing, TexOp};
 use smallvec::SmallVec;
@@ -116,7 +116,7 @@ pub fn check(
         };
         let mut out = Box::new(*state);
         apply_writes(&insts[i], &expect[i].1, &mut out, i)?;
-        for s in successors(&insts[i], i, n) {
+        for s in super::hazards::successors(insts, i) {
             let changed = match &mut entry[s] {
                 None => {
                     entry[s] = Some(out.clone());
@@ -181,31 +181,6 @@ fn meet(into: &mut [Holds; 512], other: &[Holds; 512]) -> bool {
         }
     }
     changed
-}
-
-/// Where control may go after instruction `i` (CTM §3.5.3, per processor:
-/// a processor masked off by a branch skips it).
-fn successors(inst: &Inst, i: usize, n: usize) -> SmallVec<[usize; 2]> {
-    let mut s = SmallVec::new();
-    let Inst::Fc(fc) = inst else {
-        if i + 1 < n {
-            s.push(i + 1);
-        }
-        return s;
-    };
-    let plain_jump = fc.op == FcOp::Jump;
-    // Processors an ELSE deactivates want to jump whatever JUMP_FUNC says
-    // (CTM §3.5.3 special cases).
-    let never = plain_jump && fc.jump_func == 0x00 && !fc.b_else;
-    let always = plain_jump && fc.jump_func == 0xFF;
-    if !always && i + 1 < n {
-        s.push(i + 1);
-    }
-    let target = fc.jump_addr.get() as usize;
-    if !never && target < n && !s.contains(&target) {
-        s.push(target);
-    }
-    s
 }
 
 /// The (register, channel) the read `r` of instruction `inst` sees.
