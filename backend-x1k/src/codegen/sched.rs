@@ -263,7 +263,16 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
             });
             continue;
         }
-        let best = *cands.iter().max_by_key(|&&i| key(i)).unwrap_or(&cands[0]);
+        let Some(&best) = cands
+            .iter()
+            .filter(|&&i| mir.op(ops[i]).unit != Unit::Tex)
+            .max_by_key(|&&i| key(i))
+        else {
+            return Err(CodegenError::internal(
+                "schedule-progress",
+                "only fetches are ready but none was issued",
+            ));
+        };
         let a = ops[best];
         let unit_a = effective_unit(mir, mir.op(a));
         let mut bundle = Bundle::default();
