@@ -14,7 +14,9 @@
 //! [`liveness`] keeps dead loop counters (whose only use was the dropped
 //! test) and dead ports of gammas and thetas out of the program.
 
-use super::loops::{bound_source, counter_plus, counter_reads, guard_only};
+use super::loops::{
+    bound_source, counter_plus, counter_reads, dependencies, early_exit_ok, guard_only, has_effects,
+};
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
@@ -90,7 +92,7 @@ impl Selector<'_> {
                     .zip(results)
                     .filter_map(|(p, v)| p.map(|(reg, _)| (reg, v)))
                     .collect();
-                s.parallel_copy(copies)
+                s.parallel_copy(copies, Coalesce::Yes)
             })?;
             branches.push(body);
         }
@@ -167,7 +169,11 @@ impl Selector<'_> {
     /// Moves each value into its phi, as a parallel copy (a copy reading a
     /// phi another copy writes goes first; a cycle goes through a
     /// temporary).
-    fn parallel_copy(&mut self, copies: Vec<(VReg, Val)>) -> Result<(), CodegenError> {
+    fn parallel_copy(
+        &mut self,
+        copies: Vec<(VReg, Val)>,
+        coalesce: Coalesce,
+    ) -> Result<(), CodegenError> {
         let mut pending: Vec<(VReg, Val)> = Vec::new();
         for (dest, v) in copies {
             let v = match v {
@@ -193,6 +199,35 @@ impl Selector<'_> {
             pending.push((dest, v));
         }
         let reads = |v: &Val, d: VReg| matches!(v, Val::View { src: Src::Reg(r), .. } if *r == d);
+        if coalesce == Coalesce::Yes {
+            // The op computing a value writes its phi directly when no
+            // other copy still reads the phi's old value.
+            let mut i = 0;
+            while i < pending.len() {
+                let dest = pending[i].0;
+                let src = Self::whole_register(&pending[i].1);
+                let read_elsewhere = pending
+                    .iter()
+                    .enumerate()
+                    .any(|(j, (_, v))| j != i && reads(v, dest));
+                if let Some(src) = src
+                    && self.mir.vreg(src).width == self.mir.vreg(dest).width
+                    && !read_elsewhere
+                    && self.retarget(src, dest, 0)
+                {
+                    pending.remove(i);
+                    for (_, v) in pending.iter_mut() {
+                        if let Val::View { src: s, .. } = v
+                            && *s == Src::Reg(src)
+                        {
+                            *s = Src::Reg(dest);
+                        }
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
         while !pending.is_empty() {
             let ready = (0..pending.len()).find(|&i| {
                 let d = pending[i].0;
@@ -275,7 +310,7 @@ impl Selector<'_> {
             phis.push(Some((phi, ty)));
             args.push(phi_val(phi, ty));
         }
-        self.parallel_copy(init_copies)?;
+        self.parallel_copy(init_copies, Coalesce::No)?;
         let (kept, counter) = loop_conjuncts(m, n, &t);
         let count = match &counter {
             Some((start, end)) => {
@@ -343,14 +378,38 @@ impl Selector<'_> {
         self.loop_depth += 1;
         self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
         let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
+        // Conjuncts whose break may happen as soon as they are computed.
+        let effects = has_effects(m, body);
+        let live = &self.live.values;
+        let early: Vec<bool> = kept
+            .iter()
+            .map(|&c| !effects && early_exit_ok(m, n, &t, c, &|v| live.contains(&v)))
+            .collect();
         let body_nodes = self.nested(|s| {
             for (i, a) in args.iter().enumerate() {
                 s.bind(m.argument(body, i), a.clone());
             }
+            for (&c, _) in kept.iter().zip(&early).filter(|(_, e)| **e) {
+                s.select_nodes(&dependencies(m, body, c))?;
+                let b = match s.get(c)? {
+                    Val::Bool(b) => *b,
+                    other => BoolVal::Value(other),
+                };
+                let (cond, inv) = s.branch_cond(b)?;
+                s.push_node(Node::Break { cond, invert: !inv });
+                // Processors still looping have `c` true from here on.
+                s.bind(c, Val::Bool(Box::new(BoolVal::Lit(true))));
+                if let Op::Unary(UnOp::BNot) = m.node(c.node).op {
+                    s.bind(
+                        m.inputs(c.node)[0],
+                        Val::Bool(Box::new(BoolVal::Lit(false))),
+                    );
+                }
+            }
             s.region_body(body)?;
             // The continue test (before the copies overwrite the phis).
             let mut test: Option<BoolVal> = None;
-            for c in &kept {
+            for (c, _) in kept.iter().zip(&early).filter(|(_, e)| !**e) {
                 let b = match s.get(*c)? {
                     Val::Bool(b) => *b,
                     other => BoolVal::Value(other),
@@ -370,7 +429,7 @@ impl Selector<'_> {
                     copies.push((*reg, s.get(results[k + 1])?));
                 }
             }
-            s.parallel_copy(copies)?;
+            s.parallel_copy(copies, Coalesce::Yes)?;
             if let Some((cond, inv)) = brk {
                 s.push_node(Node::Break { cond, invert: !inv });
             }
@@ -398,6 +457,15 @@ impl Selector<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a parallel copy may make the ops computing its values write
+/// the destinations directly (not before a loop: the initial values may
+/// be read again after it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Coalesce {
+    Yes,
+    No,
 }
 
 /// The value a phi holds.

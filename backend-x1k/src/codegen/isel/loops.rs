@@ -194,3 +194,73 @@ fn same_value(m: &Module, a: Value, b: Value) -> bool {
         _ => false,
     }
 }
+
+/// Whether `region` (or a region nested in it) has effects: scatters.
+pub fn has_effects(m: &Module, region: ctm_ir::RegionId) -> bool {
+    let mut regions = vec![region];
+    while let Some(r) = regions.pop() {
+        for n in m.nodes(r) {
+            match &m.node(n).op {
+                Op::Scatter(_) => return true,
+                Op::Gamma(g) => regions.extend(g.branches),
+                Op::Theta(t) => regions.push(t.body),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Whether the loop may leave as soon as its continue conjunct `c` is
+/// false, before the rest of the body: every loop value live after the
+/// loop must then keep its value from the start of the iteration, which
+/// holds when its next value is the argument itself or the if-converted
+/// `select(f, arg, new)` with `c = !f` (`select(c, new, arg)`). Inside the
+/// rest of the body `c` is then true for every processor still looping.
+pub fn early_exit_ok(
+    m: &Module,
+    theta: NodeId,
+    t: &Theta,
+    c: Value,
+    live: &dyn Fn(Value) -> bool,
+) -> bool {
+    let body = t.body;
+    let negated = match m.node(c.node).op {
+        Op::Unary(ctm_ir::op::UnOp::BNot) => Some(m.inputs(c.node)[0]),
+        _ => None,
+    };
+    let outs = m.node(theta).outputs.len();
+    (0..outs).all(|k| {
+        if !live(m.output(theta, k)) {
+            return true;
+        }
+        let arg = m.argument(body, k);
+        let next = m.result(body, k + 1);
+        if next == arg {
+            return true;
+        }
+        if m.node(next.node).op != Op::Select {
+            return false;
+        }
+        let ins = m.inputs(next.node);
+        (Some(ins[0]) == negated && ins[1] == arg) || (ins[0] == c && ins[2] == arg)
+    })
+}
+
+/// The nodes of `region` that `v` depends on (`v`'s node included), in
+/// the region's topological order.
+pub fn dependencies(m: &Module, region: ctm_ir::RegionId, v: Value) -> Vec<NodeId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![v.node];
+    while let Some(n) = work.pop() {
+        if n.region != region || !seen.insert(n) {
+            continue;
+        }
+        work.extend(m.inputs(n).iter().map(|i| i.node));
+    }
+    m.topo_order(region)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|n| seen.contains(n))
+        .collect()
+}

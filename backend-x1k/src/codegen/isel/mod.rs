@@ -14,6 +14,7 @@
 //! thetas).
 
 mod arith;
+mod coalesce;
 mod cond;
 mod flow;
 mod io;
@@ -119,6 +120,9 @@ pub struct Selector<'m> {
     /// The LOOPs being selected whose aL addresses uniform arrays,
     /// innermost last.
     pub(super) al_loops: Vec<AlLoop>,
+    /// How many IR values are bound to views of each register (a value
+    /// computed into another register's lanes must have no other name).
+    pub(super) names: HashMap<VReg, u32>,
 }
 
 /// A loop selected as `LOOP` for aL-relative uniform-array reads.
@@ -161,6 +165,7 @@ impl<'m> Selector<'m> {
             frames_in_loop: 0,
             uses,
             al_loops: Vec::new(),
+            names: HashMap::new(),
         })
     }
 
@@ -252,6 +257,12 @@ impl<'m> Selector<'m> {
 
     /// Binds the value of `v`.
     pub(super) fn bind(&mut self, v: Value, val: Val) {
+        if let Val::View {
+            src: Src::Reg(r), ..
+        } = &val
+        {
+            *self.names.entry(*r).or_insert(0) += 1;
+        }
         self.values.insert(v, val);
     }
 
@@ -330,7 +341,7 @@ impl<'m> Selector<'m> {
                     .iter()
                     .map(|v| self.get(*v))
                     .collect::<Result<_, _>>()?;
-                self.construct(&parts)?
+                self.construct_of(&parts, Some(&inputs))?
             }
             Op::Scatter(_) => {
                 let (pos, value) = (self.get(inputs[1])?, self.get(inputs[2])?);
