@@ -191,3 +191,57 @@ fn uniform_array_at_the_loop_counter_reads_through_al() {
         assert!(relative, "{src}: no c[N+aL]");
     }
 }
+
+/// Nested IFs without ELSE, each the last statement of the one around it,
+/// close with one ENDIF popping every block (CTM §3.5.5), and still agree
+/// with the reference on every combination of conditions.
+#[test]
+fn nested_ifs_share_one_endif() {
+    use ctm_backend_x1k::isa::{FcOp, Inst};
+    let src = "kernel k(x: In<f32>, y: In<f32>, s: Scatter<f32>) {
+        if x > 0.0 { if y > 0.0 { if x > y { s[index()] = x * y; } } }
+    }";
+    let program = ctm_frontend::compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks");
+    let k = &program.kernels[0];
+    for seed in 0..4 {
+        let args = args_for(k, (8, 4), seed, |_| (-1.0, 1.0));
+        check(&program, k, &args, TOL_EXACT).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let p = ctm_backend_x1k::codegen::compile_kernel(
+        &program,
+        k,
+        ctm_ir::passes::OptLevel::O2,
+        &Default::default(),
+    )
+    .expect("compiles");
+    let fc: Vec<_> = p
+        .insts
+        .iter()
+        .filter_map(|i| match i {
+            Inst::Fc(f) => Some(*f),
+            _ => None,
+        })
+        .collect();
+    let ifs = fc
+        .iter()
+        .filter(|f| f.b_op0 == ctm_backend_x1k::isa::BranchOp::Incr)
+        .count();
+    let endifs: Vec<u32> = fc
+        .iter()
+        .filter(|f| f.op == FcOp::Jump && f.b_op0 == ctm_backend_x1k::isa::BranchOp::Decr)
+        .map(|f| f.b_pop_cnt.get())
+        .collect();
+    assert_eq!(
+        (ifs, endifs),
+        (3, vec![3]),
+        "{}",
+        ctm_backend_x1k::isa::format_program(&p.insts)
+    );
+}

@@ -224,6 +224,7 @@ impl Emitter<'_> {
                 }
                 Ok(())
             }
+            Cond::AluResult { .. } if else_.is_empty() => self.if_chain(invert, then),
             Cond::AluResult { .. } => {
                 let else_branch = if else_.is_empty() {
                     ElseBranch::Absent
@@ -265,6 +266,61 @@ impl Emitter<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A dynamic IF without ELSE, and the IFs without ELSE that end its
+    /// body (each the last node of the one before): one ENDIF closes them
+    /// all (CTM §3.5.5). The k-th nested IF jumps to that ENDIF's
+    /// successor popping the k blocks around it (`B_OP1` = DECR,
+    /// `B_POP_CNT` = k); the ENDIF pops every block of the chain.
+    fn if_chain(&mut self, invert: bool, then: &[Node]) -> Result<(), CodegenError> {
+        let mut chain: Vec<(bool, &[Node])> = vec![(invert, then)];
+        loop {
+            let (_, body) = chain[chain.len() - 1];
+            match body.last() {
+                Some(Node::If {
+                    cond: Cond::AluResult { .. },
+                    invert,
+                    then,
+                    else_,
+                }) if else_.is_empty() => chain.push((*invert, then)),
+                _ => break,
+            }
+        }
+        let end_label = self.new_label();
+        let n = chain.len();
+        for (k, &(invert, body)) in chain.iter().enumerate() {
+            let mut inst = FcStatement::If {
+                condition: DynamicCondition::AluResult,
+                else_branch: ElseBranch::Absent,
+            }
+            .inst(SlotIndex::default());
+            if invert {
+                inst.jump_func = 0xF0;
+            }
+            inst.alu_wait = true;
+            if k > 0 {
+                inst.b_op1 = crate::isa::BranchOp::Decr;
+                inst.b_pop_cnt = BranchPopCount::new(k as u32)
+                    .ok_or_else(|| internal("branch-depth", "merged IF pop count"))?;
+            }
+            self.fc(inst, Target::AfterLabel(end_label));
+            self.frames += 1;
+            let own = if k + 1 < n {
+                &body[..body.len() - 1]
+            } else {
+                body
+            };
+            self.nodes(own)?;
+        }
+        self.frames -= n as u32;
+        self.labels[end_label] = self.insts.len();
+        let frames = BranchPopCount::new(n as u32)
+            .ok_or_else(|| internal("branch-depth", "merged ENDIF pop count"))?;
+        self.insts.push(Inst::Fc(
+            FcStatement::EndIf { frames }.inst(SlotIndex::default()),
+        ));
+        Ok(())
     }
 
     /// The channel of lane `l` of a source.
