@@ -245,3 +245,53 @@ fn nested_ifs_share_one_endif() {
         ctm_backend_x1k::isa::format_program(&p.insts)
     );
 }
+
+/// `&&`, `||` and `!` of two comparisons and a `bool` uniform branch on
+/// one `JUMP_FUNC` (ALU result, predicate bit, boolean constant; CTM
+/// §3.5.3) instead of materialising each comparison.
+#[test]
+fn combined_conditions_branch_on_one_jump_func() {
+    use ctm_backend_x1k::isa::Inst;
+    for cond in [
+        "x > 0.0 && y < 0.5",
+        "x > 0.0 || y < 0.5",
+        "!(x >= y) && x != 0.25",
+        "b && x > y",
+        "(b || x > 0.5) && y <= 0.0",
+    ] {
+        let src = format!(
+            "kernel k(b: bool, x: In<f32>, y: In<f32>, s: Scatter<f32>) {{ if {cond} {{ s[index()] = x - y; }} }}"
+        );
+        let program = ctm_frontend::compile(
+            &src,
+            &CheckOptions {
+                target: Target::X1k,
+            },
+        )
+        .program
+        .expect("checks");
+        let k = &program.kernels[0];
+        for seed in 0..4 {
+            let args = args_for(k, (8, 4), seed, |_| (-1.0, 1.0));
+            check(&program, k, &args, TOL_EXACT).unwrap_or_else(|e| panic!("{cond}: {e}"));
+        }
+        let p = ctm_backend_x1k::codegen::compile_kernel(
+            &program,
+            k,
+            ctm_ir::passes::OptLevel::O2,
+            &Default::default(),
+        )
+        .expect("compiles");
+        let alu_before_if = p
+            .insts
+            .iter()
+            .take_while(|i| !matches!(i, Inst::Fc(_)))
+            .filter(|i| matches!(i, Inst::Alu(_)))
+            .count();
+        assert!(
+            alu_before_if <= 2,
+            "{cond}:\n{}",
+            ctm_backend_x1k::isa::format_program(&p.insts)
+        );
+    }
+}

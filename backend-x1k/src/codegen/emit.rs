@@ -161,10 +161,13 @@ impl Emitter<'_> {
                     let (condition, func) = match (cond, invert) {
                         (Cond::Always, true) => continue,
                         (Cond::Always, false) => (None, None),
-                        (Cond::AluResult { .. }, inv) => (
-                            Some(crate::isa::FcCondition::AluResult),
-                            Some(if *inv { 0x0F } else { 0xF0 }),
-                        ),
+                        (Cond::AluResult { .. } | Cond::Func { .. }, inv) => {
+                            let t = self.true_func(cond);
+                            (
+                                Some(crate::isa::FcCondition::AluResult),
+                                Some(if *inv { !t } else { t }),
+                            )
+                        }
                         (Cond::Bool(b), inv) => (
                             Some(crate::isa::FcCondition::Bool(
                                 BoolConstId::new(*b as u32).unwrap_or_default(),
@@ -181,7 +184,8 @@ impl Emitter<'_> {
                     if let Some(f) = func {
                         inst.jump_func = f;
                     }
-                    inst.alu_wait = matches!(cond, Cond::AluResult { .. });
+                    self.func_inputs(*cond, &mut inst);
+                    inst.alu_wait = matches!(cond, Cond::AluResult { .. } | Cond::Func { .. });
                     self.fc(inst, Target::AfterLabel(end_label));
                 }
             }
@@ -224,8 +228,10 @@ impl Emitter<'_> {
                 }
                 Ok(())
             }
-            Cond::AluResult { .. } if else_.is_empty() => self.if_chain(invert, then),
-            Cond::AluResult { .. } => {
+            Cond::AluResult { .. } | Cond::Func { .. } if else_.is_empty() => {
+                self.if_chain(cond, invert, then)
+            }
+            Cond::AluResult { .. } | Cond::Func { .. } => {
                 let else_branch = if else_.is_empty() {
                     ElseBranch::Absent
                 } else {
@@ -236,9 +242,9 @@ impl Emitter<'_> {
                     else_branch,
                 }
                 .inst(SlotIndex::default());
-                if invert {
-                    inst.jump_func = 0xF0;
-                }
+                let t = self.true_func(&cond);
+                inst.jump_func = if invert { t } else { !t };
+                self.func_inputs(cond, &mut inst);
                 inst.alu_wait = true;
                 let else_label = self.new_label();
                 let end_label = self.new_label();
@@ -273,31 +279,31 @@ impl Emitter<'_> {
     /// all (CTM §3.5.5). The k-th nested IF jumps to that ENDIF's
     /// successor popping the k blocks around it (`B_OP1` = DECR,
     /// `B_POP_CNT` = k); the ENDIF pops every block of the chain.
-    fn if_chain(&mut self, invert: bool, then: &[Node]) -> Result<(), CodegenError> {
-        let mut chain: Vec<(bool, &[Node])> = vec![(invert, then)];
+    fn if_chain(&mut self, cond: Cond, invert: bool, then: &[Node]) -> Result<(), CodegenError> {
+        let mut chain: Vec<(Cond, bool, &[Node])> = vec![(cond, invert, then)];
         loop {
-            let (_, body) = chain[chain.len() - 1];
+            let (_, _, body) = chain[chain.len() - 1];
             match body.last() {
                 Some(Node::If {
-                    cond: Cond::AluResult { .. },
+                    cond: c @ (Cond::AluResult { .. } | Cond::Func { .. }),
                     invert,
                     then,
                     else_,
-                }) if else_.is_empty() => chain.push((*invert, then)),
+                }) if else_.is_empty() => chain.push((*c, *invert, then)),
                 _ => break,
             }
         }
         let end_label = self.new_label();
         let n = chain.len();
-        for (k, &(invert, body)) in chain.iter().enumerate() {
+        for (k, &(cond, invert, body)) in chain.iter().enumerate() {
             let mut inst = FcStatement::If {
                 condition: DynamicCondition::AluResult,
                 else_branch: ElseBranch::Absent,
             }
             .inst(SlotIndex::default());
-            if invert {
-                inst.jump_func = 0xF0;
-            }
+            let t = self.true_func(&cond);
+            inst.jump_func = if invert { t } else { !t };
+            self.func_inputs(cond, &mut inst);
             inst.alu_wait = true;
             if k > 0 {
                 inst.b_op1 = crate::isa::BranchOp::Decr;
@@ -321,6 +327,37 @@ impl Emitter<'_> {
             FcStatement::EndIf { frames }.inst(SlotIndex::default()),
         ));
         Ok(())
+    }
+
+    /// `JUMP_FUNC` for "jump when the condition holds" (CTM §3.5.3).
+    fn true_func(&self, cond: &Cond) -> u8 {
+        match cond {
+            Cond::Func { table, .. } => *table,
+            Cond::Bool(_) => 0xAA,
+            Cond::Always => 0xFF,
+            Cond::AluResult { .. } => 0xF0,
+        }
+    }
+
+    /// The predicate bit and boolean constant a combined condition reads:
+    /// the bit of the unit its comparison ran on (r or a), replicated as
+    /// flow control requires (CTM §3.5.1).
+    fn func_inputs(&self, cond: Cond, inst: &mut FcInst) {
+        if let Cond::Func { pred, boolean, .. } = cond {
+            if let Some(p) = pred {
+                let channel = match self.mir.op(p).unit {
+                    crate::codegen::mir::Unit::Alpha => Channel::A,
+                    _ => Channel::R,
+                };
+                inst.predicate = Some(crate::isa::FcPredicate {
+                    channel,
+                    invert: false,
+                });
+            }
+            if let Some(b) = boolean {
+                inst.bool_addr = BoolConstId::new(b as u32).unwrap_or_default();
+            }
+        }
     }
 
     /// The channel of lane `l` of a source.
@@ -529,6 +566,7 @@ impl Emitter<'_> {
         inst.alpha.sources = [source(slots[0].1), source(slots[1].1), source(slots[2].1)];
         let mut out = OutputWrites::default();
         let mut is_out = false;
+        let mut preds = crate::isa::PredicateWrites::default();
         // RGB half.
         if let Some(id) = b.rgb {
             let op = self.mir.op(id);
@@ -596,6 +634,10 @@ impl Emitter<'_> {
                         sel: AluResultSel::Red,
                         op: c,
                     });
+                }
+                Special::Predicate(c) => {
+                    preds.rgb_mask = RgbMask::new(1).unwrap_or(RgbMask::NONE);
+                    preds.rgb_op = c;
                 }
                 Special::None => {}
             }
@@ -697,6 +739,10 @@ impl Emitter<'_> {
                         op: c,
                     });
                 }
+                Special::Predicate(c) if b.rgb != b.alpha => {
+                    preds.alpha_mask = AlphaMask::On;
+                    preds.alpha_op = c;
+                }
                 _ => {}
             }
             if alpha_writes_dest && let Some((v, dl)) = op.dest {
@@ -718,7 +764,15 @@ impl Emitter<'_> {
             inst.alpha.clamp = op.clamp;
         }
         if is_out {
+            if !preds.rgb_mask.is_empty() || preds.alpha_mask.is_on() {
+                return Err(internal(
+                    "output-predicate",
+                    "an OUT instruction cannot set predicate bits (CTM §3.1)",
+                ));
+            }
             inst.writes = AluWrites::Output(out);
+        } else {
+            inst.writes = AluWrites::Predicate(preds);
         }
         Ok(Inst::Alu(inst))
     }

@@ -300,6 +300,15 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                     (Unit::Any, Unit::Any) => &[true, false],
                     _ => &[],
                 };
+                // OUT instructions set neither predicate bits nor the ALU
+                // result (CTM §3.1).
+                let sets =
+                    |o: &MirOp| matches!(o.special, Special::Predicate(_) | Special::AluResult(_));
+                let outs = |o: &MirOp| matches!(o.special, Special::Output(_) | Special::Umrt);
+                let (oa, ob) = (mir.op(a), mir.op(ops[i]));
+                if (sets(oa) && outs(ob)) || (outs(oa) && sets(ob)) {
+                    continue;
+                }
                 for &a_rgb in options {
                     let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
                     if fits_pair(mir, Some(r), Some(al)) {

@@ -386,6 +386,9 @@ impl Selector<'_> {
                 Some(k) => Ok((Cond::Bool(k), false)),
                 None => Err(CodegenError::internal("bool-uniform", format!("{p}"))),
             },
+            b @ (BoolVal::And(..) | BoolVal::Or(..)) if Self::func_leaves(&b).is_some() => {
+                self.func_cond(b)
+            }
             BoolVal::Cmp(op, x, y) => {
                 let (swap, eq, complement) = cmp_form(op);
                 let (lo, hi) = if swap { (x, y) } else { (y, x) };
@@ -440,6 +443,133 @@ pub enum CmpLanes {
     Broadcast,
     /// Lane i of the difference selects lane i.
     PerLane,
+}
+
+/// The inputs of a combined branch condition: at most two comparisons
+/// (the ALU result and a predicate bit) and one `bool` uniform.
+struct Leaves {
+    cmps: Vec<(CmpOp, Val, Val)>,
+    uniform: Option<ParamId>,
+}
+
+impl Selector<'_> {
+    /// The leaves of `b` if `JUMP_FUNC` can test it in one instruction.
+    fn func_leaves(b: &BoolVal) -> Option<Leaves> {
+        fn walk(b: &BoolVal, l: &mut Leaves) -> Option<()> {
+            match b {
+                BoolVal::Lit(_) => Some(()),
+                BoolVal::Not(x) => walk(x, l),
+                BoolVal::And(x, y) | BoolVal::Or(x, y) => {
+                    walk(x, l)?;
+                    walk(y, l)
+                }
+                BoolVal::Cmp(op, x, y) => {
+                    l.cmps.push((*op, x.clone(), y.clone()));
+                    (l.cmps.len() <= 2 && x.width() == 1).then_some(())
+                }
+                BoolVal::Uniform(p) => match l.uniform {
+                    Some(q) if q != *p => None,
+                    _ => {
+                        l.uniform = Some(*p);
+                        Some(())
+                    }
+                },
+                BoolVal::Value(_) => None,
+            }
+        }
+        let mut l = Leaves {
+            cmps: Vec::new(),
+            uniform: None,
+        };
+        walk(b, &mut l)?;
+        (!l.cmps.is_empty()).then_some(l)
+    }
+
+    /// A combined condition (`&&`, `||`, `!` of at most two comparisons
+    /// and a `bool` uniform) as one `JUMP_FUNC` (CTM §3.5.3): the first
+    /// comparison sets the ALU result, the second a predicate bit (CTM
+    /// §3.3.9), the uniform is a boolean constant; the truth table is
+    /// evaluated here. Saves materialising each comparison as 1.0/0.0 and
+    /// combining them with MIN/MAX.
+    fn func_cond(&mut self, b: BoolVal) -> Result<(Cond, bool), CodegenError> {
+        let leaves = Self::func_leaves(&b)
+            .ok_or_else(|| CodegenError::internal("branch-condition", "not a JUMP_FUNC"))?;
+        let boolean = match leaves.uniform {
+            Some(p) => Some(
+                self.consts.bool_const[p.index()]
+                    .ok_or_else(|| CodegenError::internal("bool-uniform", format!("{p}")))?,
+            ),
+            None => None,
+        };
+        let mut ops = Vec::new();
+        for (i, (op, x, y)) in leaves.cmps.iter().enumerate() {
+            let (swap, eq, complement) = cmp_form(*op);
+            let (lo, hi) = if swap { (x, y) } else { (y, x) };
+            let test = match (eq, complement) {
+                (false, false) => CompareOp::Ge,
+                (false, true) => CompareOp::Lt,
+                (true, false) => CompareOp::Eq,
+                (true, true) => CompareOp::Ne,
+            };
+            let d = self.operand(hi)?;
+            let l = self.operand(lo)?;
+            ops.push(self.emit(MirOp {
+                alu: Some(AluKind::Mad),
+                tex: None,
+                unit: Unit::Any,
+                dest: None,
+                width: 1,
+                args: smallvec![d, Operand::splat_lane(Lane::One), l.negated()],
+                presub: None,
+                omod_off: false,
+                clamp: false,
+                special: if i == 0 {
+                    Special::AluResult(test)
+                } else {
+                    Special::Predicate(test)
+                },
+            }));
+        }
+        // Evaluate the tree for every (alu, pred, bool).
+        fn eval(b: &BoolVal, cmps: &[(CmpOp, Val, Val)], input: u8, seen: &mut usize) -> bool {
+            match b {
+                BoolVal::Lit(t) => *t,
+                BoolVal::Not(x) => !eval(x, cmps, input, seen),
+                BoolVal::And(x, y) => {
+                    let a = eval(x, cmps, input, seen);
+                    eval(y, cmps, input, seen) && a
+                }
+                BoolVal::Or(x, y) => {
+                    let a = eval(x, cmps, input, seen);
+                    eval(y, cmps, input, seen) || a
+                }
+                BoolVal::Cmp(..) => {
+                    let k = *seen;
+                    *seen += 1;
+                    let bit = if k == 0 { 2 } else { 1 };
+                    input & (1 << bit) != 0
+                }
+                BoolVal::Uniform(_) => input & 1 != 0,
+                BoolVal::Value(_) => false,
+            }
+        }
+        let mut table = 0u8;
+        for input in 0..8u8 {
+            let mut seen = 0;
+            if eval(&b, &leaves.cmps, input, &mut seen) {
+                table |= 1 << input;
+            }
+        }
+        Ok((
+            Cond::Func {
+                alu: ops.first().copied(),
+                pred: ops.get(1).copied(),
+                boolean,
+                table,
+            },
+            false,
+        ))
+    }
 }
 
 /// A difference operand.
