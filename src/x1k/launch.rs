@@ -135,11 +135,11 @@ fn int_source(launch: &Launch<'_>, s: &IntSource) -> Result<i64, LaunchError> {
     })
 }
 
+/// The float, integer and boolean constant banks.
+type ConstantBanks = (Vec<[f32; 4]>, Vec<u32>, Vec<bool>);
+
 /// The float, integer and boolean constant banks the bindings ask for.
-fn constants(
-    b: &Bindings,
-    launch: &Launch<'_>,
-) -> Result<(Vec<[f32; 4]>, Vec<u32>, Vec<bool>), LaunchError> {
+fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchError> {
     let mut floats: Vec<[f32; 4]> = Vec::new();
     let mut set = |index: usize, value: [f32; 4]| {
         if floats.len() <= index {

@@ -180,10 +180,11 @@ pub fn run_reduction(
         } else {
             own
         };
-        if !programs.contains_key(&input_type) {
-            programs.insert(input_type, pass(input_type)?);
-        }
-        let program = &programs[&input_type];
+        let program = match programs.entry(input_type) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(pass(input_type)?),
+        };
+        let program = &*program;
         let (source, output) = match (
             program.bindings.inputs.as_slice(),
             program.bindings.outputs.as_slice(),
