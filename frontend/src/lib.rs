@@ -11,6 +11,7 @@ pub mod builtins;
 pub mod check;
 pub mod data;
 pub mod diag;
+pub mod r#gen;
 pub mod interp;
 pub mod lexer;
 pub mod numerics;

@@ -255,7 +255,11 @@ impl Machine<'_, '_> {
                     let pos = input(1);
                     let v = input(2).as_f32();
                     let l = pos.lanes();
-                    e.scatters.push((*p, coordinate(l[0]), coordinate(l[1]), v));
+                    // A NaN position is outside the domain: the write is
+                    // dropped, as the reference interpreter does.
+                    if !l[0].is_nan() && !l[1].is_nan() {
+                        e.scatters.push((*p, coordinate(l[0]), coordinate(l[1]), v));
+                    }
                     slots[step.out] = Value::Unit;
                 }
                 op => {
