@@ -168,6 +168,50 @@ fn step_is_not_inverted() {
 }
 
 #[test]
+#[ignore = "codegen bug: a uniform loop bound above 255 silently runs 255 iterations (REP 255 + BREAK, no loop-count recipe for the driver to refuse)"]
+fn uniform_loop_bounds_beyond_the_counter_are_not_truncated() {
+    let w = Work::new();
+    let run = w.ctmc(&[
+        &example("matmul"),
+        "--simulate",
+        "--check",
+        "--domain",
+        "16x16",
+        "--uniform",
+        "k=300",
+    ]);
+    // Either right, or refused as data the hardware cannot run (exit 2);
+    // never a wrong answer.
+    assert_ne!(run.code, Some(1), "{run:#?}");
+}
+
+#[test]
+fn a_runaway_program_is_a_runtime_fault() {
+    let w = Work::new();
+    let k = w.file(
+        "spin.ck",
+        "kernel spin(x: In<f32>, r: Out<f32>) {
+    let mut n = 0.0;
+    while x < 2.0 { while x < 3.0 { while x < 4.0 { n += 1.0; } } }
+    r = n;
+}
+",
+    );
+    w.ctmc(&[&k, "--simulate", "--domain", "1x1"])
+        .expect(1)
+        .stderr_has("runtime fault: slot")
+        .stderr_has("runaway");
+}
+
+#[test]
+fn data_the_device_cannot_hold_is_refused() {
+    let w = Work::new();
+    w.ctmc(&[&example("saxpy"), "--simulate", "--domain", "5000x2"])
+        .expect(2)
+        .stderr_has("4096");
+}
+
+#[test]
 fn emitted_elf_goes_where_o_says() {
     let w = Work::new();
     let k = w.file("saxpy.ck", common::SAXPY);
