@@ -203,6 +203,79 @@ fn a_runaway_program_is_a_runtime_fault() {
         .stderr_has("runaway");
 }
 
+/// The examples the code generator handles at every level.
+#[test]
+fn lower_optimisation_levels() {
+    let w = Work::new();
+    for level in ["-O0", "-O1"] {
+        for name in [
+            "saxpy",
+            "threshold",
+            "cbrt",
+            "grayscale",
+            "normals",
+            "transform",
+            "transpose",
+            "sum",
+            "bounds",
+        ] {
+            let run = w.ctmc(&[
+                &example(name),
+                level,
+                "--simulate",
+                "--check",
+                "--domain",
+                "16x16",
+            ]);
+            assert_eq!(run.code, Some(0), "{name} {level}: {run:#?}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "codegen bug: at -O0 most examples stop with `internal error: x1k code generation broke rule `isel-order`: r0.n2 used before it was selected`"]
+fn every_example_compiles_at_o0() {
+    let w = Work::new();
+    for name in [
+        "mandelbrot",
+        "convolution",
+        "polynomial",
+        "black_scholes",
+        "blend",
+        "collatz",
+        "matmul",
+        "nbody",
+        "tonemap",
+    ] {
+        let run = w.ctmc(&[
+            &example(name),
+            "-O0",
+            "--simulate",
+            "--check",
+            "--domain",
+            "16x16",
+        ]);
+        assert_eq!(run.code, Some(0), "{name}: {run:#?}");
+    }
+}
+
+#[test]
+#[ignore = "codegen bug: at -O1 a uniform-array index in a loop is not recognised (CK0070 for convolution and polynomial, which compile at -O2)"]
+fn uniform_array_loops_compile_at_o1() {
+    let w = Work::new();
+    for name in ["convolution", "polynomial"] {
+        let run = w.ctmc(&[
+            &example(name),
+            "-O1",
+            "--simulate",
+            "--check",
+            "--domain",
+            "16x16",
+        ]);
+        assert_eq!(run.code, Some(0), "{name}: {run:#?}");
+    }
+}
+
 #[test]
 fn data_the_device_cannot_hold_is_refused() {
     let w = Work::new();
