@@ -69,7 +69,6 @@ examples! {
         "--domain", "32x1", "--uniform", "count=32", "--uniform", "softening=0.1"
     ];
     normals_checks: "normals" ["--domain", "32x32", "--uniform", "scale=0.001"];
-    #[ignore = "codegen bug: step(edge, x) is inverted on x1k (see step_is_not_inverted)"]
     ripple_checks: "ripple" [
         "--domain", "32x32", "--uniform", "time=0.3", "--uniform", "center=0.5,0.5"
     ];
@@ -156,7 +155,6 @@ fn hash_needs_native_integers() {
 }
 
 #[test]
-#[ignore = "codegen bug: step(edge, x) is inverted on x1k (the CMP's presubtract computes edge - x)"]
 fn step_is_not_inverted() {
     let w = Work::new();
     let k = w.file(
@@ -168,7 +166,6 @@ fn step_is_not_inverted() {
 }
 
 #[test]
-#[ignore = "codegen bug: a uniform loop bound above 255 silently runs 255 iterations (REP 255 + BREAK, no loop-count recipe for the driver to refuse)"]
 fn uniform_loop_bounds_beyond_the_counter_are_not_truncated() {
     let w = Work::new();
     let run = w.ctmc(&[

@@ -43,12 +43,7 @@ fn quality_table() {
         let s = stats(&p);
         let program = example_program(name);
         let k = &program.kernels[0];
-        let domain = if name == "transpose" {
-            (64, 64)
-        } else {
-            (64, 64)
-        };
-        let args = args_for(k, domain, 0, ranges);
+        let args = args_for(k, (64, 64), 0, ranges);
         let run = simulate(&p, k, &args).expect("runs");
         rows.push((
             s.instructions,

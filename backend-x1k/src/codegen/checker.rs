@@ -65,6 +65,9 @@ struct Read {
     want: (VReg, u8),
 }
 
+/// What one instruction should read and write.
+type Expectation = (SmallVec<[Read; 8]>, SmallVec<[Def; 4]>);
+
 /// A channel an op defines: `alpha` unit or RGB `channel`, the value.
 #[derive(Clone, Copy, Debug)]
 struct Def {
@@ -85,7 +88,7 @@ pub fn check(
     insts: &[Inst],
 ) -> Result<(), CodegenError> {
     let n = insts.len();
-    let mut expect: Vec<(SmallVec<[Read; 8]>, SmallVec<[Def; 4]>)> = Vec::with_capacity(n);
+    let mut expect: Vec<Expectation> = Vec::with_capacity(n);
     for i in 0..n {
         expect.push(match origin.get(i).copied().flatten() {
             Some(b) => bundle_expectations(mir, alloc, &b)?,

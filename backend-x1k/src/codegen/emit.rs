@@ -201,7 +201,7 @@ impl Emitter<'_> {
         else_: &[Node],
     ) -> Result<(), CodegenError> {
         match cond {
-            Cond::Always => return self.nodes(if invert { else_ } else { then }),
+            Cond::Always => self.nodes(if invert { else_ } else { then }),
             Cond::Bool(b) => {
                 // Static branch (CTM §3.5.4 "IF b"): no branch counters.
                 let b = BoolConstId::new(b as u32).unwrap_or_default();
@@ -820,8 +820,8 @@ impl Emitter<'_> {
                 inst.dst = TempAddr::absolute(reg as u32).unwrap_or_default();
                 let mut mask = 0u32;
                 let mut dsw = [Channel::R, Channel::G, Channel::B, Channel::A];
-                for lane in 0..fetched as usize {
-                    let c = chans[lane] as usize;
+                for (lane, &c) in chans.iter().enumerate().take(fetched as usize) {
+                    let c = c as usize;
                     dsw[c] = channel(lane as u8);
                     if c == 3 {
                         inst.alpha_write_mask = AlphaMask::On;

@@ -385,18 +385,19 @@ pub struct Need<R: Copy + Eq> {
     pub pinned: Option<u8>,
 }
 
+/// The RGB and alpha addresses held by each of the three source slots.
+pub type SlotKeys<R> = [(Option<Key<R>>, Option<Key<R>>); 3];
+
 /// Assigns each need a source slot (0..3) so that every slot holds one
 /// RGB and one alpha address (CTM §3.3.1, §3.3.3); presubtract sources go
 /// to slots 0 and 1 (CTM §3.3.2). `None` if they do not fit.
-pub fn fit<R: Copy + Eq>(
-    needs: &[Need<R>],
-) -> Option<(Vec<u8>, [(Option<Key<R>>, Option<Key<R>>); 3])> {
-    let mut slots: [(Option<Key<R>>, Option<Key<R>>); 3] = [(None, None); 3];
+pub fn fit<R: Copy + Eq>(needs: &[Need<R>]) -> Option<(Vec<u8>, SlotKeys<R>)> {
+    let mut slots: SlotKeys<R> = [(None, None); 3];
     let mut out = vec![0u8; needs.len()];
     fn place<R: Copy + Eq>(
         needs: &[Need<R>],
         k: usize,
-        slots: &mut [(Option<Key<R>>, Option<Key<R>>); 3],
+        slots: &mut SlotKeys<R>,
         out: &mut [u8],
     ) -> bool {
         if k == needs.len() {

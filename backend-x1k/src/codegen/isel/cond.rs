@@ -125,11 +125,7 @@ impl Selector<'_> {
             }
             Diff::Presub(c, p, unit) => {
                 let args: SmallVec<[Operand; 3]> = smallvec![xo, yo, bcast(c)];
-                let unit_ok = match (w, unit) {
-                    (1, Some(_)) => true,
-                    (2 | 3, Some(Unit::Rgb)) => true,
-                    _ => false,
-                };
+                let unit_ok = matches!((w, unit), (1, Some(_)) | (2 | 3, Some(Unit::Rgb)));
                 if fits(&args, &p) && unit_ok {
                     let v = self.alu_ops(AluKind::Cmp, w, args, Some(p), true);
                     if let (1, Some(u), Some(&last)) = (w, unit, self.current_block().last()) {
@@ -531,17 +527,17 @@ impl Selector<'_> {
             }));
         }
         // Evaluate the tree for every (alu, pred, bool).
-        fn eval(b: &BoolVal, cmps: &[(CmpOp, Val, Val)], input: u8, seen: &mut usize) -> bool {
+        fn eval(b: &BoolVal, input: u8, seen: &mut usize) -> bool {
             match b {
                 BoolVal::Lit(t) => *t,
-                BoolVal::Not(x) => !eval(x, cmps, input, seen),
+                BoolVal::Not(x) => !eval(x, input, seen),
                 BoolVal::And(x, y) => {
-                    let a = eval(x, cmps, input, seen);
-                    eval(y, cmps, input, seen) && a
+                    let a = eval(x, input, seen);
+                    eval(y, input, seen) && a
                 }
                 BoolVal::Or(x, y) => {
-                    let a = eval(x, cmps, input, seen);
-                    eval(y, cmps, input, seen) || a
+                    let a = eval(x, input, seen);
+                    eval(y, input, seen) || a
                 }
                 BoolVal::Cmp(..) => {
                     let k = *seen;
@@ -556,7 +552,7 @@ impl Selector<'_> {
         let mut table = 0u8;
         for input in 0..8u8 {
             let mut seen = 0;
-            if eval(&b, &leaves.cmps, input, &mut seen) {
+            if eval(&b, input, &mut seen) {
                 table |= 1 << input;
             }
         }
