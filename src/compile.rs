@@ -2,12 +2,13 @@
 //! entry point, and the `--emit` artifacts.
 //!
 //! The AST and the graph IR (text and Graphviz) are available for every
-//! target; machine code needs a backend, and [`emit`] reports a backend that
-//! is not built yet with [`EmitError::NotBuilt`].
+//! target; machine code (`elf`, `asm`, `stats`) comes from the x1k backend
+//! ([`crate::x1k`]); [`emit`] reports the r700 backend, which is not built
+//! yet, with [`EmitError::NotBuilt`].
 
 use ctm_frontend::diag::{self, Diagnostic};
 use ctm_frontend::tast::Program;
-use ctm_frontend::{CheckOptions, Entry, Target};
+use ctm_frontend::{CheckOptions, Entry, Span, Target};
 
 pub use ctm_ir::passes::OptLevel;
 
@@ -248,7 +249,7 @@ impl std::fmt::Display for Missing {
 }
 
 /// Why an artifact could not be emitted.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum EmitError {
     /// The part of the compiler that makes it is not built yet.
     #[error("{0} is not built yet")]
@@ -259,6 +260,11 @@ pub enum EmitError {
         /// The artifact asked for.
         kind: EmitKind,
     },
+    /// The entry point exceeds a limit of the target's hardware, found by
+    /// its code generator (exit code 1). The span is the entry point's
+    /// item; [`name_span`] narrows it to the name.
+    #[error("{0}")]
+    Compile(Box<Diagnostic>),
     /// The syntax tree of a source with syntax errors.
     #[error("the source could not be parsed")]
     Unparsable,
@@ -298,10 +304,17 @@ pub fn ir_module(compilation: &Compilation) -> Result<ctm_ir::Module, EmitError>
 
 /// Produces `kind` for `compilation`, whose source text is `source`.
 ///
+/// On x1k, `elf` is the ELF file, `asm` the listing `ctmc disasm` prints
+/// for it, and `stats` the static metrics as one JSON object; a reduction
+/// gives its pass program reading a stream of its own type.
+///
 /// # Errors
-/// [`EmitError`]; for now everything but [`EmitKind::Ast`] is
-/// [`EmitError::NotBuilt`] or [`EmitError::NeedsMachineTarget`].
+/// [`EmitError`]: [`EmitError::Compile`] (with its span narrowed to the
+/// entry point's name) when the entry point exceeds a hardware limit,
+/// [`EmitError::Internal`] for a compiler bug, [`EmitError::NotBuilt`] on
+/// r700, [`EmitError::NeedsMachineTarget`] for machine code on `ref`.
 pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<Emitted, EmitError> {
+    use crate::x1k::{CodegenFailure, asm_listing, compile_entry, elf_bytes, stats_json};
     let target = compilation.options.target;
     match kind {
         EmitKind::Ast => dump_ast(source).map(Emitted::Text),
@@ -309,9 +322,50 @@ pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<E
         EmitKind::Dot => ir_module(compilation).map(|m| Emitted::Text(ctm_ir::print::to_dot(&m))),
         EmitKind::Elf | EmitKind::Asm | EmitKind::Stats => match target {
             Target::Ref => Err(EmitError::NeedsMachineTarget { kind }),
-            Target::X1k | Target::R700 => Err(EmitError::NotBuilt(Missing::Backend(target))),
+            Target::R700 => Err(EmitError::NotBuilt(Missing::Backend(target))),
+            Target::X1k => {
+                let failure = |e: CodegenFailure| match e {
+                    CodegenFailure::Limit(mut d) => {
+                        d.span = name_span(source, d.span, compilation.entry().name());
+                        EmitError::Compile(d)
+                    }
+                    CodegenFailure::Internal(why) => EmitError::Internal(why),
+                };
+                let program = compile_entry(compilation, None).map_err(failure)?;
+                Ok(match kind {
+                    EmitKind::Elf => Emitted::Binary(elf_bytes(&program)),
+                    EmitKind::Asm => Emitted::Text(asm_listing(&program).map_err(failure)?),
+                    _ => Emitted::Text(stats_json(&program)),
+                })
+            }
         },
     }
+}
+
+/// The span of `name` in the item at `item` of `source` (the first whole
+/// word `name` after the item's keyword), or `item` itself if it is not
+/// found there. Diagnostics of the code generator have no span of their
+/// own; they point at the entry point's name.
+pub fn name_span(source: &str, item: Span, name: &str) -> Span {
+    let range = item.range();
+    let Some(text) = source.get(range.clone()) else {
+        return item;
+    };
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(found) = text[from..].find(name) {
+        let at = from + found;
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        if at > 0 && !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
+            return Span::new(range.start + at, range.start + at + name.len());
+        }
+        from = at + name.len().max(1);
+        if from >= text.len() {
+            break;
+        }
+    }
+    item
 }
 
 /// Stack for the thread that parses and prints the AST (as the front end
@@ -360,6 +414,18 @@ mod tests {
         }
         assert_eq!(EmitKind::parse("bin"), None);
         assert_eq!(CompileOptions::default().target, Target::X1k);
+    }
+
+    #[test]
+    fn the_name_of_an_item() {
+        let source = "// saxpy\nkernel saxpy(saxpy_x: In<f32>, r: Out<f32>) { r = saxpy_x; }";
+        let start = source.find("kernel").unwrap();
+        let item = Span::new(start, source.len());
+        let s = name_span(source, item, "saxpy");
+        assert_eq!(&source[s.range()], "saxpy");
+        assert_eq!(s.start as usize, start + 7);
+        assert_eq!(name_span(source, item, "nothere"), item);
+        assert_eq!(name_span("", item, "x"), item);
     }
 
     #[test]

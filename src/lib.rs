@@ -10,7 +10,9 @@
 //!   comparing with the reference interpreter ([`check_against_reference`]);
 //! - [`compare`]: the test tolerance of spec §7;
 //! - [`io`]: `.npy` and raw files, generated streams, uniform values;
-//! - [`stats`] and [`trace`]: `--stats` and `--trace` output.
+//! - [`stats`] and [`trace`]: `--stats` and `--trace` output;
+//! - [`x1k`]: the X1K target — code generation, launches on the simulated
+//!   device, ELF entry points, bare runs.
 //!
 //! A typical run, as `ctmc FILE.ck --target ref --simulate` does it:
 //!
@@ -25,8 +27,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The x1k and r700 backends are not built yet: their arms of [`emit`] and
-//! [`simulate()`] say so with typed errors, and are where they plug in.
+//! `--target x1k` (the default) compiles to X1K machine code and runs it
+//! on the simulated CTM device ([`x1k`]); the r700 backend is not built
+//! yet: its arms of [`emit`] and [`simulate()`] say so with typed errors,
+//! and are where it plugs in.
 
 pub mod args;
 pub mod compare;

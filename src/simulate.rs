@@ -1,19 +1,21 @@
 //! Running a compiled entry point: [`simulate`] on its target, and
 //! [`check_against_reference`] (`--check`).
 //!
-//! `--target ref` runs the reference interpreter of `ctm-frontend`. The
-//! x1k and r700 arms report [`Missing::Backend`] until their backends and
-//! the simulator land; they will compile to an ELF, load it into `ctm-sim`,
-//! and return the same [`Simulation`], so that output writing, `--check`,
-//! `--stats` and `--trace` work unchanged for every target.
+//! `--target ref` runs the reference interpreter of `ctm-frontend`;
+//! `--target x1k` compiles to X1K machine code and launches it on the
+//! simulated CTM device ([`crate::x1k`]); the r700 arm reports
+//! [`Missing::Backend`] until its backend lands. Every target returns the
+//! same [`Simulation`], so that output writing, `--check`, `--stats` and
+//! `--trace` work unchanged for all of them.
 
 use crate::args::RunData;
 use crate::compare::{Mismatch, compare_streams, tolerance_for};
 use crate::compile::{Compilation, Missing};
 use crate::io::{NpyArray, lanes_to_array, stream_to_array};
 use crate::stats::Stats;
-use crate::trace::TraceEvent;
+use crate::trace::{TraceEvent, TraceTrack};
 use ctm_frontend::data::{StreamBuffer, StreamData};
+use ctm_frontend::diag::Diagnostic;
 use ctm_frontend::interp::{self, RunOptions, RuntimeError};
 use ctm_frontend::tast::Program;
 use ctm_frontend::{Entry, Target};
@@ -24,6 +26,9 @@ use serde_json::{Map, json};
 pub struct SimulateOptions {
     /// Limits of the reference interpreter (also used by `--check`).
     pub reference: RunOptions,
+    /// The X1K processor array: SIMD group size, step limit, hazard
+    /// policy, cycle model.
+    pub x1k: ctm_sim::x1k::dpp::DppOptions,
 }
 
 /// What an output holds.
@@ -89,6 +94,8 @@ pub struct Simulation {
     pub stats: Stats,
     /// Trace events (`--trace`).
     pub trace: Vec<TraceEvent>,
+    /// The named tracks of the trace.
+    pub trace_tracks: Vec<TraceTrack>,
 }
 
 /// Why a run failed.
@@ -97,9 +104,23 @@ pub enum SimulateError {
     /// The target's backend or simulator is not built yet (exit code 2).
     #[error("{0} is not built yet")]
     NotBuilt(Missing),
-    /// The program faulted (exit code 1).
+    /// The program faulted in the reference interpreter (exit code 1).
     #[error("runtime fault: {0}")]
     Fault(RuntimeError),
+    /// The machine code faulted on the simulated machine: the slot, the
+    /// rule and the element (exit code 1).
+    #[error("runtime fault: {0}")]
+    MachineFault(String),
+    /// The entry point exceeds a limit of the target's hardware, found by
+    /// its code generator (exit code 1). The span is the entry point's
+    /// item (see [`crate::compile::name_span`]).
+    #[error("{0}")]
+    Compile(Box<Diagnostic>),
+    /// The data cannot be run on the target (a loop bound beyond the
+    /// hardware loop counter, a domain beyond the device's limit; exit
+    /// code 2).
+    #[error("cannot run on the target: {0}")]
+    Unfit(String),
     /// A bug: the driver and the run disagree (exit code 2).
     #[error("{0}")]
     Internal(String),
@@ -130,9 +151,8 @@ pub fn simulate(
 ) -> Result<Simulation, SimulateError> {
     match compilation.options().target {
         Target::Ref => run_reference(compilation.program(), compilation.entry(), data, options),
-        target @ (Target::X1k | Target::R700) => {
-            Err(SimulateError::NotBuilt(Missing::Backend(target)))
-        }
+        Target::X1k => crate::x1k::simulate(compilation, data, options),
+        Target::R700 => Err(SimulateError::NotBuilt(Missing::Backend(Target::R700))),
     }
 }
 
@@ -193,6 +213,10 @@ pub fn run_reference(
     let mut args = Map::new();
     args.insert("elements".into(), json!(stats.elements));
     args.insert("operations".into(), json!(stats.instructions));
+    let trace_tracks = vec![TraceTrack {
+        id: 1,
+        name: "reference interpreter".into(),
+    }];
     let trace = vec![TraceEvent {
         name: entry.name().to_string(),
         category: "ref".into(),
@@ -205,6 +229,7 @@ pub fn run_reference(
         outputs,
         stats,
         trace,
+        trace_tracks,
     })
 }
 
@@ -449,15 +474,37 @@ mod tests {
     }
 
     #[test]
-    fn machine_targets_are_missing() {
-        for target in [Target::X1k, Target::R700] {
-            let c = compilation(target, "saxpy");
-            let data = bind_inputs(c.entry(), &RunInputs::default()).unwrap();
-            assert_eq!(
-                simulate(&c, &data, &SimulateOptions::default()).unwrap_err(),
-                SimulateError::NotBuilt(Missing::Backend(target))
-            );
-        }
+    fn r700_is_missing() {
+        let c = compilation(Target::R700, "saxpy");
+        let data = bind_inputs(c.entry(), &RunInputs::default()).unwrap();
+        assert_eq!(
+            simulate(&c, &data, &SimulateOptions::default()).unwrap_err(),
+            SimulateError::NotBuilt(Missing::Backend(Target::R700))
+        );
+    }
+
+    #[test]
+    fn x1k_kernel_and_reduction_runs_match_the_reference() {
+        let c = compilation(Target::X1k, "saxpy");
+        let data = bind_inputs(
+            c.entry(),
+            &inputs("9x7", &[("x", "seq"), ("y", "const:1")], &[("a", "3")]),
+        )
+        .unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        let want: Vec<f32> = (0..63).map(|k| 3.0 * k as f32 + 1.0).collect();
+        assert_eq!(run.outputs[0].values(), want);
+        assert_eq!(run.stats.target, Target::X1k);
+        assert_eq!(run.stats.elements, 63);
+        assert!(run.stats.cycles > 0 && run.stats.instructions > 0);
+        assert!(!run.trace.is_empty());
+        let c = compilation(Target::X1k, "sum");
+        let data = bind_inputs(c.entry(), &inputs("5x3", &[("a", "seq")], &[])).unwrap();
+        let run = simulate(&c, &data, &SimulateOptions::default()).unwrap();
+        assert_eq!(run.outputs[0].values(), [105.0]);
+        // 5x3 -> 3x2 -> 2x1 -> 1x1.
+        assert_eq!(run.stats.passes, Some(3));
+        assert_eq!(run.stats.elements, 6 + 2 + 1);
     }
 
     #[test]

@@ -183,7 +183,17 @@ impl Stats {
                 let _ = writeln!(out, "    {cause:<18}{n}");
             }
             for (k, v) in &self.extra {
-                let _ = writeln!(out, "  {k:<20}{v}");
+                match v {
+                    Value::Object(fields) => {
+                        let _ = writeln!(out, "  {}", k.replace('_', " "));
+                        for (k, v) in fields {
+                            let _ = writeln!(out, "    {}{}", column(k, 18), scalar(v));
+                        }
+                    }
+                    v => {
+                        let _ = writeln!(out, "  {}{}", column(k, 20), scalar(v));
+                    }
+                }
             }
         }
         out
@@ -199,6 +209,31 @@ impl Stats {
         for (kind, n) in kinds {
             let _ = writeln!(out, "    {kind:<18}{n}");
         }
+    }
+}
+
+/// A key in a column of `width` (with spaces between words), followed by
+/// at least one space.
+fn column(key: &str, width: usize) -> String {
+    let key = key.replace('_', " ");
+    if key.len() < width {
+        format!("{key:<width$}")
+    } else {
+        format!("{key} ")
+    }
+}
+
+/// A value of the text report: numbers with at most three decimals,
+/// strings without quotes.
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap_or(0.0);
+            let text = format!("{x:.3}");
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        other => other.to_string(),
     }
 }
 
@@ -246,13 +281,22 @@ mod tests {
         s.cycles = 25;
         s.stalls.insert("texture".into(), 3);
         s.extra.insert("threads".into(), json!(64));
+        s.extra.insert("fc_mode".into(), json!("full"));
+        s.extra
+            .insert("in_flight".into(), json!({"limit": 8, "mean": 2.123456}));
         s.passes = Some(3);
         let v = s.to_json();
         assert_eq!(v["cycles_per_element"], 2.5);
         assert_eq!(v["stalls"]["texture"], 3);
         assert_eq!(v["threads"], 64);
         assert_eq!(v["passes"], 3);
-        assert!(s.render_text().contains("2.50 per element"));
+        let text = s.render_text();
+        assert!(text.contains("2.50 per element"), "{text}");
+        assert!(text.contains("  fc mode             full\n"), "{text}");
+        assert!(
+            text.contains("  in flight\n    limit             8\n    mean              2.123\n"),
+            "{text}"
+        );
         assert_eq!(Stats::new(Target::R700, "k").cycles_per_element(), 0.0);
     }
 }

@@ -5,7 +5,10 @@
 //! duration in microseconds. The reference interpreter gives one event for
 //! the whole run, timed by the wall clock; a simulator gives its own events
 //! in simulated time (one microsecond of trace per cycle, so that the
-//! viewer's units read as cycles).
+//! viewer's units read as cycles). Tracks can be named ([`TraceTrack`]):
+//! the X1K simulator gives one per dispatcher (more when batches resident
+//! on a dispatcher overlap, since complete events on one track must nest)
+//! and one for the launches.
 
 use serde_json::{Map, Value, json};
 
@@ -26,9 +29,20 @@ pub struct TraceEvent {
     pub args: Map<String, Value>,
 }
 
-/// The trace file's contents: a JSON object with `traceEvents` (plus a
-/// process-name metadata event naming `process`) and `displayTimeUnit`.
-pub fn chrome_trace(process: &str, events: &[TraceEvent]) -> Value {
+/// A named track (a row in the viewer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceTrack {
+    /// The track number events refer to.
+    pub id: u32,
+    /// Its name, e.g. `dispatcher 0`.
+    pub name: String,
+}
+
+/// The trace file's contents: a JSON object with `traceEvents` (a
+/// process-name metadata event naming `process`, a thread-name and a
+/// sort-index metadata event per named track, then the events) and
+/// `displayTimeUnit`.
+pub fn chrome_trace(process: &str, tracks: &[TraceTrack], events: &[TraceEvent]) -> Value {
     let mut list = vec![json!({
         "name": "process_name",
         "ph": "M",
@@ -36,6 +50,22 @@ pub fn chrome_trace(process: &str, events: &[TraceEvent]) -> Value {
         "tid": 0,
         "args": {"name": process},
     })];
+    for t in tracks {
+        list.push(json!({
+            "name": "thread_name",
+            "ph": "M",
+            "pid": 1,
+            "tid": t.id,
+            "args": {"name": t.name},
+        }));
+        list.push(json!({
+            "name": "thread_sort_index",
+            "ph": "M",
+            "pid": 1,
+            "tid": t.id,
+            "args": {"sort_index": t.id},
+        }));
+    }
     for e in events {
         list.push(json!({
             "name": e.name,
@@ -69,6 +99,10 @@ mod tests {
         args.insert("elements".into(), json!(65536));
         let t = chrome_trace(
             "ctmc ref",
+            &[TraceTrack {
+                id: 1,
+                name: "reference interpreter".into(),
+            }],
             &[TraceEvent {
                 name: "saxpy".into(),
                 category: "ref".into(),
@@ -81,10 +115,11 @@ mod tests {
         let text = serde_json::to_string(&t).unwrap();
         let back: Value = serde_json::from_str(&text).unwrap();
         let events = back["traceEvents"].as_array().unwrap();
-        assert_eq!(events.len(), 2);
-        assert_eq!(events[1]["ph"], "X");
-        assert_eq!(events[1]["name"], "saxpy");
-        assert_eq!(events[1]["dur"], 0.0);
-        assert_eq!(events[1]["args"]["elements"], 65536);
+        assert_eq!(events.len(), 4);
+        assert_eq!(events[1]["args"]["name"], "reference interpreter");
+        assert_eq!(events[3]["ph"], "X");
+        assert_eq!(events[3]["name"], "saxpy");
+        assert_eq!(events[3]["dur"], 0.0);
+        assert_eq!(events[3]["args"]["elements"], 65536);
     }
 }

@@ -1,6 +1,6 @@
 //! `ctmc` usage and I/O errors that need no front end: help, missing
 //! files, malformed command lines, and the `disasm`/`run` forms (whose
-//! backends are not built yet).
+//! r700 backend is not built yet).
 
 mod common;
 use common::Work;
@@ -88,16 +88,17 @@ fn disasm_errors() {
     w.ctmc(&["disasm", &odd, "--target", "x1k"])
         .expect(2)
         .stderr_has("32-bit instruction words");
+    // 16 bytes are words, but not whole 24-byte x1k slots.
     w.ctmc(&["disasm", &bin, "--target", "x1k"])
         .expect(2)
-        .stderr_has("the x1k backend is not built yet");
+        .stderr_has("24 bytes");
     w.ctmc(&["disasm", &bin, "--target", "r700"])
         .expect(2)
         .stderr_has("the r700 backend is not built yet");
     let elf = w.file("prog.elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0");
     w.ctmc(&["disasm", &elf])
         .expect(2)
-        .stderr_has("not built yet");
+        .stderr_has("too short to be an ELF");
 }
 
 #[test]
@@ -166,7 +167,35 @@ fn run_errors() {
     w.ctmc(&["run", &elf, "--simulate", "--domain", "0x5"])
         .expect(2)
         .stderr_has("--domain");
-    // Everything well-formed: the backend is what is missing.
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "x1k",
+        "--reg",
+        "R1=seq",
+        "--reg",
+        "r1=1,2,3,4",
+    ])
+    .expect(2)
+    .stderr_has("given twice");
+    w.ctmc(&[
+        "run",
+        &bin,
+        "--raw",
+        "--target",
+        "x1k",
+        "--elements",
+        "99999999",
+    ])
+    .expect(2)
+    .stderr_has("positive integer");
+    // 16 bytes are not whole x1k slots.
+    w.ctmc(&["run", &bin, "--raw", "--target", "x1k"])
+        .expect(2)
+        .stderr_has("slots of 24 bytes");
+    // Everything well-formed: the r700 backend is what is missing.
     w.ctmc(&[
         "run",
         &bin,
@@ -188,7 +217,10 @@ fn run_errors() {
     .stderr_has("the r700 backend is not built yet");
     w.ctmc(&["run", &elf, "--simulate", "--stats"])
         .expect(2)
-        .stderr_has("not built yet");
+        .stderr_has("too short to be an ELF");
+    w.ctmc(&["run", &elf, "--check"])
+        .expect(2)
+        .stderr_has("--check needs the source");
 }
 
 #[test]

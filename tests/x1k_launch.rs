@@ -90,9 +90,10 @@ fn a_hand_written_saxpy_runs_through_the_device() {
     )
     .expect("runs");
     let r = run.outputs[0].1.as_f32().expect("f32");
-    for k in 0..w * h {
+    assert_eq!(r.len(), w * h);
+    for (k, v) in r.iter().enumerate() {
         // 2.5 * k + (100 - k / 2) = 100 + 2k, exact in f32.
-        assert_eq!(r[k], 100.0 + 2.0 * k as f32, "element {k}");
+        assert_eq!(*v, 100.0 + 2.0 * k as f32, "element {k}");
     }
     assert_eq!(run.record.stats.elements, (w * h) as u64);
     assert!(run.record.stats.cycles > 0);

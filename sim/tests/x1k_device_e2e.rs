@@ -14,7 +14,7 @@ use ctm_sim::x1k::device::{
     OutputId, PerfCounterMode, ProgramNotes, Tiling, read_elf,
 };
 use ctm_sim::x1k::interface::{ElementResult, TargetWrite};
-use x1k_device_support::{ElfSpec, FnArray, fake_cycles, image, index_array, index_value};
+use x1k_device_support::{FnArray, elf_bytes, fake_cycles, image, index_array, index_value};
 
 fn input(id: u8) -> InputId {
     InputId::new(id).unwrap()
@@ -64,7 +64,7 @@ fn elf_to_readback() {
         int_constants: vec![IntConstId::new(1).unwrap()],
         ..Default::default()
     };
-    let program = read_elf(&ElfSpec::for_image(&image(notes)).bytes()).unwrap();
+    let program = read_elf(&elf_bytes(&image(notes))).unwrap();
     let bytes_in: Vec<[u8; 4]> = (0..w * h)
         .map(|k| [(k % 256) as u8, (k * 7 % 256) as u8, 255, 0])
         .collect();

@@ -9,9 +9,13 @@
 use super::opts::{CompileCli, SimulateArgs, StatsFormat, parse_stats, split_pair};
 use super::{Console, Exit, report};
 use ctm::args::{Domain, RunData, RunInputs, bind_inputs, check_output_names};
-use ctm::compile::{Checked, Compilation, CompileError, EmitKind, Emitted, parse_target};
+use ctm::compile::{
+    Checked, Compilation, CompileError, EmitError, EmitKind, Emitted, name_span, parse_target,
+};
 use ctm::io::{self, parse_input_source};
-use ctm::simulate::{SimulateError, SimulateOptions, check_against_reference, simulate};
+use ctm::simulate::{
+    SimulateError, SimulateOptions, Simulation, check_against_reference, simulate,
+};
 use ctm::{CompileOptions, OptLevel, Target};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -257,7 +261,7 @@ fn run_steps(cli: &CompileCli, console: &mut Console) -> Step<()> {
         emit(cli, console, &source, &compilation, kind)?;
     }
     if cli.simulate {
-        simulate_and_report(cli, console, &compilation, &plan)?;
+        simulate_and_report(cli, console, &source, &compilation, &plan)?;
     }
     Ok(())
 }
@@ -270,7 +274,16 @@ fn emit(
     compilation: &Compilation,
     kind: EmitKind,
 ) -> Step<()> {
-    let emitted = ctm::emit(source, compilation, kind).map_err(|e| usage(console, e))?;
+    let emitted = ctm::emit(source, compilation, kind).map_err(|e| match e {
+        EmitError::Compile(d) => {
+            source_errors(console, &cli.file.display().to_string(), source, &[*d])
+        }
+        EmitError::Internal(why) => {
+            console.internal(&why);
+            Exit::Usage
+        }
+        other => usage(console, other),
+    })?;
     let to_stdout = cli.out.as_deref().is_none_or(|p| p == Path::new("-"));
     match emitted {
         Emitted::Text(text) if to_stdout => console.out_text(&text),
@@ -299,6 +312,7 @@ fn write_file(console: &Console, path: Option<&Path>, bytes: &[u8]) -> Step<()> 
 fn simulate_and_report(
     cli: &CompileCli,
     console: &mut Console,
+    source: &str,
     compilation: &Compilation,
     plan: &Plan,
 ) -> Step<()> {
@@ -307,8 +321,39 @@ fn simulate_and_report(
         .map_err(|e| usage(console, e))?;
     let data = bind_inputs(entry, &plan.inputs).map_err(|e| usage(console, e))?;
     let options = SimulateOptions::default();
-    let run = simulate(compilation, &data, &options).map_err(|e| run_error(console, &e))?;
-    for (name, path) in &plan.outputs {
+    let run = simulate(compilation, &data, &options).map_err(|e| match e {
+        SimulateError::Compile(mut d) => {
+            d.span = name_span(source, d.span, compilation.entry().name());
+            source_errors(console, &cli.file.display().to_string(), source, &[*d])
+        }
+        e => run_error(console, &e),
+    })?;
+    let process = format!("ctmc {}", compilation.options().target);
+    write_results(
+        console,
+        &run,
+        &plan.outputs,
+        cli.sim.trace.as_deref(),
+        &process,
+    )?;
+    let mut verdict = Ok(());
+    if cli.sim.check {
+        verdict = check_outputs(console, compilation, &data, &run.outputs, &options);
+    }
+    print_stats(console, &run, plan.stats);
+    verdict
+}
+
+/// Writes the outputs given by `--output`, previews the others on stdout,
+/// and writes the `--trace` file.
+pub fn write_results(
+    console: &mut Console,
+    run: &Simulation,
+    outputs: &[(String, PathBuf)],
+    trace: Option<&Path>,
+    process: &str,
+) -> Step<()> {
+    for (name, path) in outputs {
         let Some(output) = run.outputs.iter().find(|o| &o.name == name) else {
             console.internal(&format!("the run produced no output `{name}`"));
             return Err(Exit::Usage);
@@ -324,26 +369,26 @@ fn simulate_and_report(
         written.map_err(|e| usage(console, e))?;
     }
     for output in &run.outputs {
-        if !plan.outputs.iter().any(|(n, _)| n == &output.name) {
+        if !outputs.iter().any(|(n, _)| n == &output.name) {
             console.out_line(&report::preview(output));
         }
     }
-    if let Some(path) = &cli.sim.trace {
-        let process = format!("ctmc {}", compilation.options().target);
-        let json = ctm::trace::chrome_trace(&process, &run.trace).to_string();
+    if let Some(path) = trace {
+        let json = ctm::trace::chrome_trace(process, &run.trace_tracks, &run.trace).to_string();
         std::fs::write(path, json)
             .map_err(|e| usage(console, format!("cannot write `{}`: {e}", path.display())))?;
     }
-    let mut verdict = Ok(());
-    if cli.sim.check {
-        verdict = check_outputs(console, compilation, &data, &run.outputs, &options);
-    }
-    match plan.stats {
+    Ok(())
+}
+
+/// Prints the statistics as `--stats` asks (the JSON form as the last
+/// line).
+pub fn print_stats(console: &mut Console, run: &Simulation, format: Option<StatsFormat>) {
+    match format {
         Some(StatsFormat::Text) => console.out_text(&run.stats.render_text()),
         Some(StatsFormat::Json) => console.out_line(&run.stats.to_json_line()),
         None => {}
     }
-    verdict
 }
 
 fn check_outputs(
@@ -366,11 +411,15 @@ fn check_outputs(
 /// Prints a run's failure; its exit code.
 pub fn run_error(console: &Console, e: &SimulateError) -> Exit {
     match e {
-        SimulateError::Fault(_) => {
+        SimulateError::Fault(_) | SimulateError::MachineFault(_) => {
             console.error(&e.to_string());
             Exit::Failure
         }
-        SimulateError::NotBuilt(_) => usage(console, e),
+        SimulateError::Compile(d) => {
+            report::plain_diagnostic(console, d);
+            Exit::Failure
+        }
+        SimulateError::NotBuilt(_) | SimulateError::Unfit(_) => usage(console, e),
         SimulateError::Internal(message) => {
             console.internal(message);
             Exit::Usage

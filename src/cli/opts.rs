@@ -160,7 +160,7 @@ pub struct RunCli {
     /// Run the ELF on the simulator (implied: running is what `run` does).
     #[arg(long)]
     pub simulate: bool,
-    /// Initial register value of every element: R0..R127 = four numbers, or `seq` for (k, 0, 0, 0).
+    /// Initial register value of every element: R0..R127 = four numbers, or `seq` for (k, 0, 0, 0) (default: R0 = seq, others 0).
     #[arg(long = "reg", value_name = "NAME=V0,V1,V2,V3")]
     pub regs: Vec<String>,
     /// Number of elements of a raw run (default 64).

@@ -45,14 +45,17 @@ struct Emitter<'a> {
     frames: u32,
     loop_kind: Vec<LoopKind>,
     loop_end_labels: Vec<usize>,
+    /// The bundle each ALU/TEX instruction was emitted from.
+    origin: Vec<Option<Bundle>>,
 }
 
-/// Emits the program; returns the instructions.
+/// Emits the program; returns the instructions and, for each, the bundle
+/// it was emitted from (`None` for flow control).
 pub fn emit(
     mir: &Mir,
     alloc: &Allocation,
     blocks: &[Vec<Bundle>],
-) -> Result<Vec<Inst>, CodegenError> {
+) -> Result<(Vec<Inst>, Vec<Option<Bundle>>), CodegenError> {
     let mut e = Emitter {
         mir,
         alloc,
@@ -64,6 +67,7 @@ pub fn emit(
         frames: 0,
         loop_kind: Vec::new(),
         loop_end_labels: Vec::new(),
+        origin: Vec::new(),
     };
     e.nodes(&mir.body)?;
     for (i, t) in std::mem::take(&mut e.fixups) {
@@ -75,7 +79,9 @@ pub fn emit(
             fc.jump_addr = SlotIndex::new(slot as u32).unwrap_or_default();
         }
     }
-    Ok(e.insts)
+    let mut origin = e.origin;
+    origin.resize(e.insts.len(), None);
+    Ok((e.insts, origin))
 }
 
 fn internal(rule: &'static str, detail: impl Into<String>) -> CodegenError {
@@ -101,6 +107,8 @@ impl Emitter<'_> {
                     self.block += 1;
                     for b in bundles {
                         let inst = self.bundle(&b)?;
+                        self.origin.resize(self.insts.len(), None);
+                        self.origin.push(Some(b));
                         self.insts.push(inst);
                     }
                 }
@@ -153,10 +161,13 @@ impl Emitter<'_> {
                     let (condition, func) = match (cond, invert) {
                         (Cond::Always, true) => continue,
                         (Cond::Always, false) => (None, None),
-                        (Cond::AluResult { .. }, inv) => (
-                            Some(crate::isa::FcCondition::AluResult),
-                            Some(if *inv { 0x0F } else { 0xF0 }),
-                        ),
+                        (Cond::AluResult { .. } | Cond::Func { .. }, inv) => {
+                            let t = self.true_func(cond);
+                            (
+                                Some(crate::isa::FcCondition::AluResult),
+                                Some(if *inv { !t } else { t }),
+                            )
+                        }
                         (Cond::Bool(b), inv) => (
                             Some(crate::isa::FcCondition::Bool(
                                 BoolConstId::new(*b as u32).unwrap_or_default(),
@@ -173,7 +184,8 @@ impl Emitter<'_> {
                     if let Some(f) = func {
                         inst.jump_func = f;
                     }
-                    inst.alu_wait = matches!(cond, Cond::AluResult { .. });
+                    self.func_inputs(*cond, &mut inst);
+                    inst.alu_wait = matches!(cond, Cond::AluResult { .. } | Cond::Func { .. });
                     self.fc(inst, Target::AfterLabel(end_label));
                 }
             }
@@ -189,7 +201,7 @@ impl Emitter<'_> {
         else_: &[Node],
     ) -> Result<(), CodegenError> {
         match cond {
-            Cond::Always => return self.nodes(if invert { else_ } else { then }),
+            Cond::Always => self.nodes(if invert { else_ } else { then }),
             Cond::Bool(b) => {
                 // Static branch (CTM §3.5.4 "IF b"): no branch counters.
                 let b = BoolConstId::new(b as u32).unwrap_or_default();
@@ -216,7 +228,10 @@ impl Emitter<'_> {
                 }
                 Ok(())
             }
-            Cond::AluResult { .. } => {
+            Cond::AluResult { .. } | Cond::Func { .. } if else_.is_empty() => {
+                self.if_chain(cond, invert, then)
+            }
+            Cond::AluResult { .. } | Cond::Func { .. } => {
                 let else_branch = if else_.is_empty() {
                     ElseBranch::Absent
                 } else {
@@ -227,9 +242,9 @@ impl Emitter<'_> {
                     else_branch,
                 }
                 .inst(SlotIndex::default());
-                if invert {
-                    inst.jump_func = 0xF0;
-                }
+                let t = self.true_func(&cond);
+                inst.jump_func = if invert { t } else { !t };
+                self.func_inputs(cond, &mut inst);
                 inst.alu_wait = true;
                 let else_label = self.new_label();
                 let end_label = self.new_label();
@@ -255,6 +270,92 @@ impl Emitter<'_> {
                     FcStatement::EndIf { frames: one }.inst(SlotIndex::default()),
                 ));
                 Ok(())
+            }
+        }
+    }
+
+    /// A dynamic IF without ELSE, and the IFs without ELSE that end its
+    /// body (each the last node of the one before): one ENDIF closes them
+    /// all (CTM §3.5.5). The k-th nested IF jumps to that ENDIF's
+    /// successor popping the k blocks around it (`B_OP1` = DECR,
+    /// `B_POP_CNT` = k); the ENDIF pops every block of the chain.
+    fn if_chain(&mut self, cond: Cond, invert: bool, then: &[Node]) -> Result<(), CodegenError> {
+        let mut chain: Vec<(Cond, bool, &[Node])> = vec![(cond, invert, then)];
+        loop {
+            let (_, _, body) = chain[chain.len() - 1];
+            match body.last() {
+                Some(Node::If {
+                    cond: c @ (Cond::AluResult { .. } | Cond::Func { .. }),
+                    invert,
+                    then,
+                    else_,
+                }) if else_.is_empty() => chain.push((*c, *invert, then)),
+                _ => break,
+            }
+        }
+        let end_label = self.new_label();
+        let n = chain.len();
+        for (k, &(cond, invert, body)) in chain.iter().enumerate() {
+            let mut inst = FcStatement::If {
+                condition: DynamicCondition::AluResult,
+                else_branch: ElseBranch::Absent,
+            }
+            .inst(SlotIndex::default());
+            let t = self.true_func(&cond);
+            inst.jump_func = if invert { t } else { !t };
+            self.func_inputs(cond, &mut inst);
+            inst.alu_wait = true;
+            if k > 0 {
+                inst.b_op1 = crate::isa::BranchOp::Decr;
+                inst.b_pop_cnt = BranchPopCount::new(k as u32)
+                    .ok_or_else(|| internal("branch-depth", "merged IF pop count"))?;
+            }
+            self.fc(inst, Target::AfterLabel(end_label));
+            self.frames += 1;
+            let own = if k + 1 < n {
+                &body[..body.len() - 1]
+            } else {
+                body
+            };
+            self.nodes(own)?;
+        }
+        self.frames -= n as u32;
+        self.labels[end_label] = self.insts.len();
+        let frames = BranchPopCount::new(n as u32)
+            .ok_or_else(|| internal("branch-depth", "merged ENDIF pop count"))?;
+        self.insts.push(Inst::Fc(
+            FcStatement::EndIf { frames }.inst(SlotIndex::default()),
+        ));
+        Ok(())
+    }
+
+    /// `JUMP_FUNC` for "jump when the condition holds" (CTM §3.5.3).
+    fn true_func(&self, cond: &Cond) -> u8 {
+        match cond {
+            Cond::Func { table, .. } => *table,
+            Cond::Bool(_) => 0xAA,
+            Cond::Always => 0xFF,
+            Cond::AluResult { .. } => 0xF0,
+        }
+    }
+
+    /// The predicate bit and boolean constant a combined condition reads:
+    /// the bit of the unit its comparison ran on (r or a), replicated as
+    /// flow control requires (CTM §3.5.1).
+    fn func_inputs(&self, cond: Cond, inst: &mut FcInst) {
+        if let Cond::Func { pred, boolean, .. } = cond {
+            if let Some(p) = pred {
+                let channel = match self.mir.op(p).unit {
+                    crate::codegen::mir::Unit::Alpha => Channel::A,
+                    _ => Channel::R,
+                };
+                inst.predicate = Some(crate::isa::FcPredicate {
+                    channel,
+                    invert: false,
+                });
+            }
+            if let Some(b) = boolean {
+                inst.bool_addr = BoolConstId::new(b as u32).unwrap_or_default();
             }
         }
     }
@@ -465,6 +566,7 @@ impl Emitter<'_> {
         inst.alpha.sources = [source(slots[0].1), source(slots[1].1), source(slots[2].1)];
         let mut out = OutputWrites::default();
         let mut is_out = false;
+        let mut preds = crate::isa::PredicateWrites::default();
         // RGB half.
         if let Some(id) = b.rgb {
             let op = self.mir.op(id);
@@ -532,6 +634,10 @@ impl Emitter<'_> {
                         sel: AluResultSel::Red,
                         op: c,
                     });
+                }
+                Special::Predicate(c) => {
+                    preds.rgb_mask = RgbMask::new(1).unwrap_or(RgbMask::NONE);
+                    preds.rgb_op = c;
                 }
                 Special::None => {}
             }
@@ -633,6 +739,10 @@ impl Emitter<'_> {
                         op: c,
                     });
                 }
+                Special::Predicate(c) if b.rgb != b.alpha => {
+                    preds.alpha_mask = AlphaMask::On;
+                    preds.alpha_op = c;
+                }
                 _ => {}
             }
             if alpha_writes_dest && let Some((v, dl)) = op.dest {
@@ -654,7 +764,15 @@ impl Emitter<'_> {
             inst.alpha.clamp = op.clamp;
         }
         if is_out {
+            if !preds.rgb_mask.is_empty() || preds.alpha_mask.is_on() {
+                return Err(internal(
+                    "output-predicate",
+                    "an OUT instruction cannot set predicate bits (CTM §3.1)",
+                ));
+            }
             inst.writes = AluWrites::Output(out);
+        } else {
+            inst.writes = AluWrites::Predicate(preds);
         }
         Ok(Inst::Alu(inst))
     }
@@ -702,8 +820,8 @@ impl Emitter<'_> {
                 inst.dst = TempAddr::absolute(reg as u32).unwrap_or_default();
                 let mut mask = 0u32;
                 let mut dsw = [Channel::R, Channel::G, Channel::B, Channel::A];
-                for lane in 0..fetched as usize {
-                    let c = chans[lane] as usize;
+                for (lane, &c) in chans.iter().enumerate().take(fetched as usize) {
+                    let c = c as usize;
                     dsw[c] = channel(lane as u8);
                     if c == 3 {
                         inst.alpha_write_mask = AlphaMask::On;

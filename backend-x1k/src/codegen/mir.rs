@@ -204,6 +204,9 @@ pub enum Special {
     /// Sets the ALU result for the next flow-control instruction (CTM
     /// §3.3.10), comparing lane 0 with zero.
     AluResult(CompareOp),
+    /// Sets the predicate bit of its unit (r for the RGB unit, a for the
+    /// alpha unit) by comparing lane 0 with zero (CTM §3.3.9).
+    Predicate(CompareOp),
     /// Writes render target `target` (an OUT instruction, CTM §3.3.8),
     /// lanes 0..3 to R, G, B and lane 3 to A.
     Output(u8),
@@ -274,6 +277,20 @@ pub enum Cond {
     },
     /// Boolean constant n (a `bool` uniform).
     Bool(u8),
+    /// A function of up to three inputs, as `JUMP_FUNC` reads them (CTM
+    /// §3.5.3): the ALU result set by `alu`, the predicate bit set by
+    /// `pred`, boolean constant `boolean`. Bit `alu << 2 | pred << 1 |
+    /// bool` of `table` is the condition's value.
+    Func {
+        /// The op setting the ALU result.
+        alu: Option<OpId>,
+        /// The op setting a predicate bit.
+        pred: Option<OpId>,
+        /// The boolean constant.
+        boolean: Option<u8>,
+        /// The truth table.
+        table: u8,
+    },
     /// Always.
     Always,
 }

@@ -15,6 +15,7 @@
 //! [`cost`] is the X1K cost model that [`optimize_for_x1k`] gives the IR's
 //! if-conversion. `docs/backend-x1k.md` describes each stage.
 
+pub mod checker;
 pub mod consts;
 pub mod cost;
 pub mod emit;
@@ -31,6 +32,7 @@ use ctm_frontend::Code;
 use ctm_frontend::tast::ParamKind;
 use ctm_ir::passes::{OptLevel, VerifyEach};
 use ctm_ir::verify::Verified;
+use std::borrow::Cow;
 
 /// Code generation options.
 #[derive(Clone, Debug, Default)]
@@ -49,11 +51,13 @@ pub enum CodegenError {
         /// What was exceeded, with the limit.
         message: String,
     },
-    /// A rule the code generator broke (a compiler bug).
+    /// A rule the code generator broke (a compiler bug): one of its own
+    /// invariants, or a hardware rule the validator found broken (then
+    /// named as `validate::Rule::name`, e.g. `presubtract-nop`).
     #[error("internal error: x1k code generation broke rule `{rule}`: {detail}")]
     Internal {
         /// The rule.
-        rule: &'static str,
+        rule: Cow<'static, str>,
         /// What happened.
         detail: String,
     },
@@ -70,7 +74,7 @@ impl CodegenError {
     /// An internal error naming the broken rule.
     pub fn internal(rule: &'static str, detail: impl Into<String>) -> CodegenError {
         CodegenError::Internal {
-            rule,
+            rule: Cow::Borrowed(rule),
             detail: detail.into(),
         }
     }
@@ -160,8 +164,15 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Program, Codegen
     }
     let blocks = sched::schedule(&mut mir)?;
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
-    let mut insts = emit::emit(&mir, &alloc, &blocks)?;
+    let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;
     hazards::apply(&mut insts);
+    checker::check(&mir, &alloc, &origin, &insts).map_err(|e| match e {
+        CodegenError::Internal { rule, detail } => CodegenError::Internal {
+            rule,
+            detail: format!("{detail}\n{}", crate::isa::format_program(&insts)),
+        },
+        e => e,
+    })?;
     if insts.len() > crate::isa::MAX_SLOTS {
         return Err(CodegenError::Limit {
             code: Code::TooManyInstructions,
@@ -177,13 +188,27 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Program, Codegen
         .params
         .iter()
         .position(|p| matches!(p.kind, ParamKind::Scatter));
-    Ok(Program {
+    let program = Program {
         insts,
         us_config: u32::from(scatter.is_some()),
         us_pixsize: alloc.max_reg as u32,
         us_fc_ctrl: if full { 1 << 31 } else { 0 },
         bindings: bindings(m, &consts, scatter),
-    })
+    };
+    // No program leaves without passing the hardware validator (style
+    // §5): a violation is a compiler bug naming the broken rule.
+    if let Err(violations) = crate::validate::validate(&program) {
+        let first = &violations[0];
+        return Err(CodegenError::Internal {
+            rule: Cow::Owned(first.rule.name()),
+            detail: format!(
+                "{first} ({} violation(s))\n{}",
+                violations.len(),
+                crate::isa::format_program(&program.insts)
+            ),
+        });
+    }
+    Ok(program)
 }
 
 /// The ABI bindings (`docs/abi-x1k.md` §3).

@@ -36,6 +36,9 @@ impl Allocation {
 }
 
 /// Live ranges: first and last position of each virtual register.
+/// Extends a value's live interval to cover a position.
+type Touch = dyn Fn(&mut Vec<Option<(u32, u32)>>, VReg, u32);
+
 fn intervals(mir: &Mir, body: &[Node], blocks: &[Vec<Bundle>]) -> Vec<Option<(u32, u32)>> {
     let mut iv: Vec<Option<(u32, u32)>> = vec![None; mir.vregs.len()];
     let mut loops: Vec<(u32, u32)> = Vec::new();
@@ -63,7 +66,7 @@ fn intervals(mir: &Mir, body: &[Node], blocks: &[Vec<Bundle>]) -> Vec<Option<(u3
         first_def: &mut Vec<Option<u32>>,
         stack: &mut Vec<u32>,
         reads_before_def: &mut Vec<Vec<(u32, u32)>>,
-        touch: &dyn Fn(&mut Vec<Option<(u32, u32)>>, VReg, u32),
+        touch: &Touch,
     ) {
         for n in nodes {
             match n {

@@ -67,24 +67,28 @@ fn written(op: &MirOp) -> Option<(VReg, u8, u8)> {
     op.dest.map(|(v, l)| (v, l, l + op.width))
 }
 
-fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
+/// The dependences of a block's ops: for each op, the ops that must come
+/// before it and how.
+fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
     let n = ops.len();
-    // Predecessors of each op: (index, kind).
     let mut preds: Vec<Vec<(usize, Dep)>> = vec![Vec::new(); n];
-    for j in 0..n {
-        let oj = mir.op(ops[j]);
-        for i in 0..j {
-            let oi = mir.op(ops[i]);
+    let is_kill = |o: &MirOp| o.tex == Some(super::mir::TexKind::Kill);
+    let is_output = |o: &MirOp| matches!(o.special, Special::Output(_));
+    for (j, &idj) in ops.iter().enumerate() {
+        let oj = mir.op(idj);
+        for (i, &idi) in ops.iter().enumerate().take(j) {
+            let oi = mir.op(idi);
             let raw = written(oi).is_some_and(|(v, _, _)| oj.reads().any(|r| r == v));
             let waw = match (written(oi), written(oj)) {
                 (Some((a, l0, h0)), Some((b, l1, h1))) => a == b && l0 < h1 && l1 < h0,
                 _ => false,
             };
-            let chain = (oi.special == Special::Umrt && oj.special == Special::Umrt)
-                || (oi.special == Special::Umrt && oj.tex.is_some())
-                || (oi.tex.is_some() && oj.special == Special::Umrt && oj.tex.is_none() && false);
-            // Outputs go last, after any fetch or KILL of the block.
-            let out_after_tex = oi.unit == Unit::Tex && matches!(oj.special, Special::Output(_));
+            // UMRT writes keep their order, and happen before a later
+            // KILL or fetch (a killed processor makes no UMRT write).
+            let chain = oi.special == Special::Umrt
+                && (oj.special == Special::Umrt || oj.unit == Unit::Tex);
+            // Outputs come after the block's fetches and KILLs.
+            let out_after_tex = oi.unit == Unit::Tex && is_output(oj);
             let war = written(oj).is_some_and(|(v, _, _)| oi.reads().any(|r| r == v));
             if raw || waw || chain || out_after_tex {
                 preds[j].push((i, Dep::Strict));
@@ -96,48 +100,160 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                 };
                 preds[j].push((i, kind));
             }
-        }
-    }
-    // Critical path to the block end (texture results weigh more).
-    let mut prio = vec![0u32; n];
-    for i in (0..n).rev() {
-        let lat = if mir.op(ops[i]).unit == Unit::Tex {
-            16
-        } else {
-            1
-        };
-        let mut p = lat;
-        for j in i + 1..n {
-            if preds[j].iter().any(|&(k, _)| k == i) {
-                p = p.max(lat + prio[j]);
+            // An output fused into an op selected before the KILL still
+            // goes after it, so the final OUT does the work.
+            if is_output(oi) && is_kill(oj) {
+                preds[i].push((j, Dep::Strict));
             }
         }
-        prio[i] = p;
     }
+    preds
+}
+
+/// For each op, the ops that depend on it (transitively), as bit sets.
+fn descendants(preds: &[Vec<(usize, Dep)>]) -> Vec<Vec<u64>> {
+    let n = preds.len();
+    let words = n.div_ceil(64);
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (j, ps) in preds.iter().enumerate() {
+        for &(i, _) in ps {
+            succs[i].push(j);
+        }
+    }
+    let mut desc: Vec<Option<Vec<u64>>> = vec![None; n];
+    // Iterative post-order (the graph is acyclic).
+    for root in 0..n {
+        let mut stack = vec![(root, 0usize)];
+        while let Some((v, k)) = stack.pop() {
+            if desc[v].is_some() {
+                continue;
+            }
+            if k < succs[v].len() {
+                stack.push((v, k + 1));
+                let w = succs[v][k];
+                if desc[w].is_none() {
+                    stack.push((w, 0));
+                }
+                continue;
+            }
+            let mut set = vec![0u64; words];
+            for &w in &succs[v] {
+                set[w / 64] |= 1 << (w % 64);
+                if let Some(d) = &desc[w] {
+                    for (a, b) in set.iter_mut().zip(d) {
+                        *a |= b;
+                    }
+                }
+            }
+            desc[v] = Some(set);
+        }
+    }
+    desc.into_iter().map(Option::unwrap_or_default).collect()
+}
+
+/// The unit an op will take: its own, or its register's class decides.
+fn effective_unit(mir: &Mir, op: &MirOp) -> Unit {
+    match (op.unit, op.dest.map(|(v, _)| mir.vreg(v).class)) {
+        (Unit::Any, Some(RegClass::Alpha)) => Unit::Alpha,
+        (Unit::Any, Some(RegClass::Rgb)) => Unit::Rgb,
+        (u, _) => u,
+    }
+}
+
+/// Schedules one block (see the module doc): coordinates of fetches
+/// first, fetches as soon as ready, consumers of fetched values after the
+/// block's other fetches (one semaphore wait for all) and after
+/// independent work, everything else by critical path; each ALU slot
+/// pairs an RGB op with an alpha op whose sources fit.
+fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
+    let n = ops.len();
+    let preds = dependences(mir, ops);
+    let desc = descendants(&preds);
+    let loads: Vec<bool> = ops
+        .iter()
+        .map(|&o| matches!(mir.op(o).tex, Some(super::mir::TexKind::Load { .. })))
+        .collect();
+    let is_load = |i: usize| loads[i];
+    // Critical path to the block end (texture results weigh more).
+    let mut prio = vec![0u32; n];
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (j, ps) in preds.iter().enumerate() {
+        for &(i, _) in ps {
+            succs[i].push(j);
+        }
+    }
+    // Longest path to the block end, to a fixpoint (preds may point
+    // forward: an output after a later KILL).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let lat = if mir.op(ops[i]).unit == Unit::Tex {
+                16
+            } else {
+                1
+            };
+            let p = lat + succs[i].iter().map(|&j| prio[j]).max().unwrap_or(0);
+            if p != prio[i] {
+                prio[i] = p;
+                changed = true;
+            }
+        }
+    }
+    let feeds_load: Vec<bool> = (0..n)
+        .map(|i| (0..n).any(|t| is_load(t) && desc[i][t / 64] & (1 << (t % 64)) != 0))
+        .collect();
+    let consumes_load: Vec<bool> = (0..n)
+        .map(|j| {
+            preds[j]
+                .iter()
+                .any(|&(i, d)| d == Dep::Strict && is_load(i))
+        })
+        .collect();
     let mut slot: Vec<Option<usize>> = vec![None; n];
     let mut bundles: Vec<Bundle> = Vec::new();
     let mut left = n;
     while left > 0 {
         let cur = bundles.len();
-        let ready = |i: usize, slot: &[Option<usize>], partner: Option<usize>| {
+        let deps_met = |i: usize, slot: &[Option<usize>], partner: Option<usize>| {
             slot[i].is_none()
                 && preds[i].iter().all(|&(k, d)| match slot[k] {
                     Some(s) => s < cur || (d == Dep::Same && s == cur),
                     None => d == Dep::Same && Some(k) == partner,
                 })
         };
-        let cands: Vec<usize> = (0..n).filter(|&i| ready(i, &slot, None)).collect();
+        // A consumer of a fetched value waits for the block's fetches that
+        // do not depend on it, so one semaphore wait covers them all.
+        let deferred = |i: usize, slot: &[Option<usize>]| {
+            consumes_load[i]
+                && (0..n).any(|t| {
+                    is_load(t) && slot[t].is_none() && desc[i][t / 64] & (1 << (t % 64)) == 0
+                })
+        };
+        let mut cands: Vec<usize> = (0..n)
+            .filter(|&i| deps_met(i, &slot, None) && !deferred(i, &slot))
+            .collect();
+        let defer = !cands.is_empty();
+        if !defer {
+            cands = (0..n).filter(|&i| deps_met(i, &slot, None)).collect();
+        }
         if cands.is_empty() {
             return Err(CodegenError::internal(
                 "schedule-progress",
                 "no op is ready in a block (cyclic dependences)",
             ));
         }
-        // Fetches first: they run in parallel with the ALU.
+        let key = |i: usize| (feeds_load[i], prio[i], std::cmp::Reverse(i));
+        // Fetches as soon as ready, but after the ready coordinate
+        // computations of other fetches: then one ALU_WAIT covers them
+        // all (CTM §3.2.1).
+        let coords_ready = cands
+            .iter()
+            .any(|&i| feeds_load[i] && mir.op(ops[i]).unit != Unit::Tex);
         if let Some(&t) = cands
             .iter()
-            .filter(|&&i| mir.op(ops[i]).unit == Unit::Tex)
-            .max_by_key(|&&i| (prio[i], std::cmp::Reverse(i)))
+            .filter(|&&i| mir.op(ops[i]).unit == Unit::Tex && !coords_ready)
+            .max_by_key(|&&i| key(i))
         {
             slot[t] = Some(cur);
             left -= 1;
@@ -147,12 +263,18 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
             });
             continue;
         }
-        let best = *cands
+        let Some(&best) = cands
             .iter()
-            .max_by_key(|&&i| (prio[i], std::cmp::Reverse(i)))
-            .unwrap_or(&cands[0]);
+            .filter(|&&i| mir.op(ops[i]).unit != Unit::Tex)
+            .max_by_key(|&&i| key(i))
+        else {
+            return Err(CodegenError::internal(
+                "schedule-progress",
+                "only fetches are ready but none was issued",
+            ));
+        };
         let a = ops[best];
-        let unit_a = mir.op(a).unit;
+        let unit_a = effective_unit(mir, mir.op(a));
         let mut bundle = Bundle::default();
         slot[best] = Some(cur);
         left -= 1;
@@ -163,12 +285,13 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
             // Find a partner for the other half.
             let mut choice: Option<(usize, bool)> = None; // (index, a on rgb)
             let mut order: Vec<usize> = (0..n)
-                .filter(|&i| i != best && ready(i, &slot, Some(best)))
+                .filter(|&i| i != best && deps_met(i, &slot, Some(best)))
+                .filter(|&i| !defer || !deferred(i, &slot))
                 .filter(|&i| !matches!(mir.op(ops[i]).unit, Unit::Tex | Unit::Both))
                 .collect();
-            order.sort_by_key(|&i| (std::cmp::Reverse(prio[i]), i));
+            order.sort_by_key(|&i| std::cmp::Reverse(key(i)));
             'search: for i in order {
-                let ub = mir.op(ops[i]).unit;
+                let ub = effective_unit(mir, mir.op(ops[i]));
                 let options: &[bool] = match (unit_a, ub) {
                     (Unit::Rgb, Unit::Alpha | Unit::Any) => &[true],
                     (Unit::Alpha, Unit::Rgb | Unit::Any) => &[false],
@@ -177,6 +300,15 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                     (Unit::Any, Unit::Any) => &[true, false],
                     _ => &[],
                 };
+                // OUT instructions set neither predicate bits nor the ALU
+                // result (CTM §3.1).
+                let sets =
+                    |o: &MirOp| matches!(o.special, Special::Predicate(_) | Special::AluResult(_));
+                let outs = |o: &MirOp| matches!(o.special, Special::Output(_) | Special::Umrt);
+                let (oa, ob) = (mir.op(a), mir.op(ops[i]));
+                if (sets(oa) && outs(ob)) || (outs(oa) && sets(ob)) {
+                    continue;
+                }
                 for &a_rgb in options {
                     let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
                     if fits_pair(mir, Some(r), Some(al)) {
@@ -207,7 +339,7 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         if !fits_pair(mir, bundle.rgb, bundle.alpha) {
             return Err(CodegenError::internal(
                 "source-slots",
-                format!("op {:?} does not fit three source slots", a),
+                format!("op {a:?} does not fit three source slots"),
             ));
         }
         bundles.push(bundle);
@@ -253,18 +385,19 @@ pub struct Need<R: Copy + Eq> {
     pub pinned: Option<u8>,
 }
 
+/// The RGB and alpha addresses held by each of the three source slots.
+pub type SlotKeys<R> = [(Option<Key<R>>, Option<Key<R>>); 3];
+
 /// Assigns each need a source slot (0..3) so that every slot holds one
 /// RGB and one alpha address (CTM §3.3.1, §3.3.3); presubtract sources go
 /// to slots 0 and 1 (CTM §3.3.2). `None` if they do not fit.
-pub fn fit<R: Copy + Eq>(
-    needs: &[Need<R>],
-) -> Option<(Vec<u8>, [(Option<Key<R>>, Option<Key<R>>); 3])> {
-    let mut slots: [(Option<Key<R>>, Option<Key<R>>); 3] = [(None, None); 3];
+pub fn fit<R: Copy + Eq>(needs: &[Need<R>]) -> Option<(Vec<u8>, SlotKeys<R>)> {
+    let mut slots: SlotKeys<R> = [(None, None); 3];
     let mut out = vec![0u8; needs.len()];
     fn place<R: Copy + Eq>(
         needs: &[Need<R>],
         k: usize,
-        slots: &mut [(Option<Key<R>>, Option<Key<R>>); 3],
+        slots: &mut SlotKeys<R>,
         out: &mut [u8],
     ) -> bool {
         if k == needs.len() {

@@ -5,28 +5,13 @@
 //! never changes a result; the negations it introduces are free input
 //! modifiers on both targets.
 
-use crate::graph::{Module, NodeId, RegionId, Value};
+use crate::graph::{Module, NodeId, Value};
 use crate::op::{BinOp, Op, UnOp};
 
 /// Runs MAD formation over the whole module. Returns `true` if anything
 /// changed.
 pub fn run(m: &mut Module) -> bool {
-    let regions: Vec<RegionId> = m.region_ids().collect();
-    let mut changed = false;
-    for r in regions {
-        if m.regions[r.index()].is_none() {
-            continue;
-        }
-        let Some(order) = m.topo_order(r) else {
-            continue;
-        };
-        for n in order {
-            if m.contains(n) {
-                changed |= node(m, n);
-            }
-        }
-    }
-    changed
+    super::rewrite_nodes(m, node)
 }
 
 /// The operands of `v` if it is a multiply whose every use is an addition

@@ -65,6 +65,32 @@ impl Options<'_> {
     }
 }
 
+/// Applies `rewrite` to every node of every region, in dependency order
+/// within each region (nodes a rewrite removes are skipped). Returns
+/// `true` if any call reported a change. The driver of the node-local
+/// passes ([`simplify`], [`mad`]).
+fn rewrite_nodes(
+    m: &mut Module,
+    mut rewrite: impl FnMut(&mut Module, crate::graph::NodeId) -> bool,
+) -> bool {
+    let regions: Vec<crate::graph::RegionId> = m.region_ids().collect();
+    let mut changed = false;
+    for r in regions {
+        if m.regions[r.index()].is_none() {
+            continue;
+        }
+        let Some(order) = m.topo_order(r) else {
+            continue;
+        };
+        for n in order {
+            if m.contains(n) {
+                changed |= rewrite(m, n);
+            }
+        }
+    }
+    changed
+}
+
 /// One pass: its name (for messages) and its entry point, which returns
 /// whether it changed anything.
 type Pass = (&'static str, fn(&mut Module, &Options) -> bool);

@@ -17,7 +17,7 @@
 //! - `i32`: `x + 0`, `x - 0`, `x * 1`, `x | 0`, `x ^ 0`, shifts by 0 are
 //!   `x`; `x * 0` and `x & 0` are 0.
 
-use crate::graph::{Module, NodeId, RegionId, Value};
+use crate::graph::{Module, NodeId, Value};
 use crate::op::{BinOp, Op, UnOp};
 use ctm_frontend::tast::Swizzle;
 use ctm_frontend::value::Value as Constant;
@@ -25,22 +25,7 @@ use ctm_frontend::value::Value as Constant;
 /// Runs simplification over the whole module. Returns `true` if anything
 /// changed.
 pub fn run(m: &mut Module) -> bool {
-    let regions: Vec<RegionId> = m.region_ids().collect();
-    let mut changed = false;
-    for r in regions {
-        if m.regions[r.index()].is_none() {
-            continue;
-        }
-        let Some(order) = m.topo_order(r) else {
-            continue;
-        };
-        for n in order {
-            if m.contains(n) {
-                changed |= node(m, n);
-            }
-        }
-    }
-    changed
+    super::rewrite_nodes(m, node)
 }
 
 fn constant(m: &Module, v: Value) -> Option<Constant> {

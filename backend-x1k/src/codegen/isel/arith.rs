@@ -93,7 +93,10 @@ impl Selector<'_> {
             FMin | IMin => self.min_max(AluKind::Min, x, y, w),
             FMax | IMax => self.min_max(AluKind::Max, x, y, w),
             FStep => {
-                // step(edge, x) = x - edge >= 0 ? 1 : 0 (CMP, CTM §3.3.4).
+                // step(edge, x) = x − edge >= 0 ? 1 : 0 (CMP, CTM §3.3.4):
+                // the edge `x` is subtracted from the value `y` (`lo` =
+                // edge, `hi` = value). A NaN operand gives 0 (the
+                // reference 1): CMP has no strict `<`.
                 let one = Val::Lit {
                     values: [1.0; 4],
                     width: w,
@@ -102,7 +105,15 @@ impl Selector<'_> {
                     values: [0.0; 4],
                     width: w,
                 };
-                self.cmp_diff(one, zero, y, x, w, InputModifier::None)
+                self.cmp_diff(
+                    one,
+                    zero,
+                    x,
+                    y,
+                    w,
+                    super::cond::CmpLanes::PerLane,
+                    InputModifier::None,
+                )
             }
             BAnd | BOr => Ok(Val::Bool(Box::new(match b {
                 BAnd => super::BoolVal::And(Box::new(as_bool(x)), Box::new(as_bool(y))),
@@ -316,6 +327,16 @@ impl Selector<'_> {
     /// literal when all are literals, else moves into a new register
     /// (`MAX(x, x)` with OMOD disabled, CTM §3.3.5).
     pub(super) fn construct(&mut self, parts: &[Val]) -> Result<Val, CodegenError> {
+        self.construct_of(parts, None)
+    }
+
+    /// [`Self::construct`]; a part that is the only use of IR value
+    /// `inputs[i]` is computed into its lanes directly (`coalesce`).
+    pub(super) fn construct_of(
+        &mut self,
+        parts: &[Val],
+        inputs: Option<&[Value]>,
+    ) -> Result<Val, CodegenError> {
         let w: u8 = parts.iter().map(|p| p.width()).sum();
         if parts.iter().all(|p| matches!(p, Val::Lit { .. })) {
             let mut values = [0.0; 4];
@@ -340,8 +361,19 @@ impl Selector<'_> {
         };
         let dest = self.mir.new_vreg(w, class);
         let mut lane = 0u8;
-        for p in parts {
+        for (i, p) in parts.iter().enumerate() {
             let pw = p.width();
+            let single_use = inputs.is_some_and(|ins| self.use_count(ins[i]) == 1);
+            if single_use
+                && let Some(r) = Self::whole_register(p)
+                && self.mir.vreg(r).width == pw
+                && self.names.get(&r) == Some(&1)
+                && !self.mir.ops.iter().any(|o| o.reads().any(|x| x == r))
+                && self.retarget(r, dest, lane)
+            {
+                lane += pw;
+                continue;
+            }
             let op = self.operand(p)?;
             // Lanes 0..2 on the RGB unit, lane 3 on the alpha unit.
             let rgb_lanes = pw.min(3u8.saturating_sub(lane));

@@ -91,7 +91,11 @@ impl Selector<'_> {
     }
 
     /// `C >= 0 ? x : y` with C = `hi − lo` (modified by `c_mod`), fused
-    /// by a presubtract when possible.
+    /// by a presubtract when possible. With [`CmpLanes::Broadcast`] the
+    /// difference is a scalar tested for every lane of `x`/`y` (a select);
+    /// with [`CmpLanes::PerLane`] it has `w` lanes, each choosing its own
+    /// lane (`step`, lane selects).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn cmp_diff(
         &mut self,
         x: Val,
@@ -99,28 +103,29 @@ impl Selector<'_> {
         lo: Val,
         hi: Val,
         w: u8,
+        lanes: CmpLanes,
         c_mod: InputModifier,
     ) -> Result<Val, CodegenError> {
         let xo = self.operand(&x)?;
         let yo = self.operand(&y)?;
+        let dw = match lanes {
+            CmpLanes::Broadcast => 1,
+            CmpLanes::PerLane => w,
+        };
         let bcast = |mut c: Operand| {
             c.modifier = combine(c.modifier, c_mod);
-            if w > 1 {
+            if lanes == CmpLanes::Broadcast {
                 c.lanes = [c.lanes[0]; 4];
             }
             c
         };
-        let (hi, lo) = match self.difference(hi, lo)? {
+        let (hi, lo) = match self.difference(hi, lo, dw)? {
             Diff::Direct(c) => {
                 return Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, bcast(c)], None, true));
             }
             Diff::Presub(c, p, unit) => {
                 let args: SmallVec<[Operand; 3]> = smallvec![xo, yo, bcast(c)];
-                let unit_ok = match (w, unit) {
-                    (1, Some(_)) => true,
-                    (2 | 3, Some(Unit::Rgb)) => true,
-                    _ => false,
-                };
+                let unit_ok = matches!((w, unit), (1, Some(_)) | (2 | 3, Some(Unit::Rgb)));
                 if fits(&args, &p) && unit_ok {
                     let v = self.alu_ops(AluKind::Cmp, w, args, Some(p), true);
                     if let (1, Some(u), Some(&last)) = (w, unit, self.current_block().last()) {
@@ -141,32 +146,28 @@ impl Selector<'_> {
         // No presubtract: compute the difference first.
         let d = self.alu_ops(
             AluKind::Mad,
-            1,
+            dw,
             smallvec![hi, Operand::splat_lane(Lane::One), lo.negated()],
             None,
             false,
         );
-        let mut c = self.operand(&d)?;
-        c.modifier = c_mod;
-        if w > 1 {
-            c.lanes = [c.lanes[0]; 4];
-        }
+        let c = bcast(self.operand(&d)?);
         Ok(self.alu_ops(AluKind::Cmp, w, smallvec![xo, yo, c], None, true))
     }
 
     /// The operand `hi − lo`: `hi` itself when `lo` is zero, a presubtract
     /// (`src1 − src0`) when one side is the same in every channel (the
     /// presubtract works channel by channel on unswizzled registers).
-    fn difference(&mut self, hi: Val, lo: Val) -> Result<Diff, CodegenError> {
+    fn difference(&mut self, hi: Val, lo: Val, w: u8) -> Result<Diff, CodegenError> {
         if let Val::Lit { values, .. } = &lo
-            && values[0] == 0.0
+            && values[..w as usize].iter().all(|&v| v == 0.0)
         {
             return Ok(Diff::Direct(self.operand(&hi)?));
         }
         let ho = self.operand(&hi)?;
         let lo_ = self.operand(&lo)?;
         let plain = |o: &Operand| o.modifier == InputModifier::None;
-        if let (Some(h), Some(l)) = (presub_source(ho), presub_source(lo_))
+        if let (Some(h), Some(l)) = (presub_source(ho, w), presub_source(lo_, w))
             && plain(&h)
             && plain(&l)
         {
@@ -175,7 +176,7 @@ impl Selector<'_> {
                 channel_uniform(&l, &self.consts),
             );
             let reg = if lu { h } else { l };
-            let unit = self.presub_unit(&reg);
+            let unit = self.presub_unit(&reg, w);
             if (hu || lu) && unit.is_some() {
                 let lanes = reg.lanes;
                 let srcp = Operand {
@@ -192,23 +193,44 @@ impl Selector<'_> {
     /// The unit whose presubtract sees the lanes `o` reads: the RGB
     /// presubtract works on r, g, b and the alpha one on a (CTM §3.3.2),
     /// so the register's channels must be known now.
-    fn presub_unit(&self, o: &Operand) -> Option<Unit> {
+    fn presub_unit(&self, o: &Operand, w: u8) -> Option<Unit> {
         use crate::codegen::mir::RegClass;
+        let mut alpha = false;
+        let mut rgb = false;
         let Src::Reg(v) = o.src else {
-            return Some(Unit::Rgb);
+            // A constant's channels: r, g, b through the RGB addresses, a
+            // through the alpha address (CTM §3.3.3).
+            for l in &o.lanes[..w as usize] {
+                match *l {
+                    Lane::Of(3) if o.src != Src::Presub && !matches!(o.src, Src::Inline(_)) => {
+                        alpha = true
+                    }
+                    Lane::Of(_) => rgb = true,
+                    _ => return None,
+                }
+            }
+            return match (rgb, alpha) {
+                (_, false) => Some(Unit::Rgb),
+                (false, true) => Some(Unit::Alpha),
+                (true, true) => None,
+            };
         };
         let info = self.mir.vreg(v);
-        let lane = match o.lanes[0] {
-            Lane::Of(l) => l,
-            _ => return None,
-        };
-        match info.class {
-            _ if info.fixed.is_some() => Some(Unit::Rgb),
-            RegClass::Rgb => Some(Unit::Rgb),
-            RegClass::Alpha => Some(Unit::Alpha),
-            RegClass::Rgba if lane < 3 => Some(Unit::Rgb),
-            RegClass::Rgba => Some(Unit::Alpha),
-            RegClass::Undecided => None,
+        for l in &o.lanes[..w as usize] {
+            let Lane::Of(l) = *l else { return None };
+            match info.class {
+                _ if info.fixed.is_some() => rgb = true,
+                RegClass::Rgb => rgb = true,
+                RegClass::Alpha => alpha = true,
+                RegClass::Rgba if l < 3 => rgb = true,
+                RegClass::Rgba => alpha = true,
+                RegClass::Undecided => return None,
+            }
+        }
+        match (rgb, alpha) {
+            (true, false) => Some(Unit::Rgb),
+            (false, true) => Some(Unit::Alpha),
+            _ => None,
         }
     }
 
@@ -242,7 +264,7 @@ impl Selector<'_> {
                     InputModifier::None
                 };
                 let (p, q) = (self.fix_bool(p)?, self.fix_bool(q)?);
-                self.cmp_diff(p, q, lo, hi, w, m)
+                self.cmp_diff(p, q, lo, hi, w, CmpLanes::Broadcast, m)
             }
             other => {
                 // A 1.0/0.0 value: CND(a, b, c), c > 0.5 (CTM §3.3.4).
@@ -272,13 +294,23 @@ impl Selector<'_> {
         let zero = Val::scalar_lanes(0.0, w);
         match cond {
             // c >= 0: CMP directly.
-            LaneCond::Ge0 => self.cmp_diff(a, b, zero, c, w, InputModifier::None),
-            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
-            LaneCond::Gt0 => {
-                self.cmp_diff(b, a, zero, modify(c, Modify::Neg), w, InputModifier::None)
+            LaneCond::Ge0 => {
+                self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::None)
             }
+            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
+            LaneCond::Gt0 => self.cmp_diff(
+                b,
+                a,
+                zero,
+                modify(c, Modify::Neg),
+                w,
+                CmpLanes::PerLane,
+                InputModifier::None,
+            ),
             // c == 0 ⟺ −|c| >= 0.
-            LaneCond::Eq0 => self.cmp_diff(a, b, zero, c, w, InputModifier::NegAbs),
+            LaneCond::Eq0 => {
+                self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::NegAbs)
+            }
         }
     }
 
@@ -350,6 +382,9 @@ impl Selector<'_> {
                 Some(k) => Ok((Cond::Bool(k), false)),
                 None => Err(CodegenError::internal("bool-uniform", format!("{p}"))),
             },
+            b @ (BoolVal::And(..) | BoolVal::Or(..)) if Self::func_leaves(&b).is_some() => {
+                self.func_cond(b)
+            }
             BoolVal::Cmp(op, x, y) => {
                 let (swap, eq, complement) = cmp_form(op);
                 let (lo, hi) = if swap { (x, y) } else { (y, x) };
@@ -396,6 +431,143 @@ impl Selector<'_> {
     }
 }
 
+/// Whether a compare's difference is one scalar for all lanes or one per
+/// lane.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CmpLanes {
+    /// One scalar condition selects every lane.
+    Broadcast,
+    /// Lane i of the difference selects lane i.
+    PerLane,
+}
+
+/// The inputs of a combined branch condition: at most two comparisons
+/// (the ALU result and a predicate bit) and one `bool` uniform.
+struct Leaves {
+    cmps: Vec<(CmpOp, Val, Val)>,
+    uniform: Option<ParamId>,
+}
+
+impl Selector<'_> {
+    /// The leaves of `b` if `JUMP_FUNC` can test it in one instruction.
+    fn func_leaves(b: &BoolVal) -> Option<Leaves> {
+        fn walk(b: &BoolVal, l: &mut Leaves) -> Option<()> {
+            match b {
+                BoolVal::Lit(_) => Some(()),
+                BoolVal::Not(x) => walk(x, l),
+                BoolVal::And(x, y) | BoolVal::Or(x, y) => {
+                    walk(x, l)?;
+                    walk(y, l)
+                }
+                BoolVal::Cmp(op, x, y) => {
+                    l.cmps.push((*op, x.clone(), y.clone()));
+                    (l.cmps.len() <= 2 && x.width() == 1).then_some(())
+                }
+                BoolVal::Uniform(p) => match l.uniform {
+                    Some(q) if q != *p => None,
+                    _ => {
+                        l.uniform = Some(*p);
+                        Some(())
+                    }
+                },
+                BoolVal::Value(_) => None,
+            }
+        }
+        let mut l = Leaves {
+            cmps: Vec::new(),
+            uniform: None,
+        };
+        walk(b, &mut l)?;
+        (!l.cmps.is_empty()).then_some(l)
+    }
+
+    /// A combined condition (`&&`, `||`, `!` of at most two comparisons
+    /// and a `bool` uniform) as one `JUMP_FUNC` (CTM §3.5.3): the first
+    /// comparison sets the ALU result, the second a predicate bit (CTM
+    /// §3.3.9), the uniform is a boolean constant; the truth table is
+    /// evaluated here. Saves materialising each comparison as 1.0/0.0 and
+    /// combining them with MIN/MAX.
+    fn func_cond(&mut self, b: BoolVal) -> Result<(Cond, bool), CodegenError> {
+        let leaves = Self::func_leaves(&b)
+            .ok_or_else(|| CodegenError::internal("branch-condition", "not a JUMP_FUNC"))?;
+        let boolean = match leaves.uniform {
+            Some(p) => Some(
+                self.consts.bool_const[p.index()]
+                    .ok_or_else(|| CodegenError::internal("bool-uniform", format!("{p}")))?,
+            ),
+            None => None,
+        };
+        let mut ops = Vec::new();
+        for (i, (op, x, y)) in leaves.cmps.iter().enumerate() {
+            let (swap, eq, complement) = cmp_form(*op);
+            let (lo, hi) = if swap { (x, y) } else { (y, x) };
+            let test = match (eq, complement) {
+                (false, false) => CompareOp::Ge,
+                (false, true) => CompareOp::Lt,
+                (true, false) => CompareOp::Eq,
+                (true, true) => CompareOp::Ne,
+            };
+            let d = self.operand(hi)?;
+            let l = self.operand(lo)?;
+            ops.push(self.emit(MirOp {
+                alu: Some(AluKind::Mad),
+                tex: None,
+                unit: Unit::Any,
+                dest: None,
+                width: 1,
+                args: smallvec![d, Operand::splat_lane(Lane::One), l.negated()],
+                presub: None,
+                omod_off: false,
+                clamp: false,
+                special: if i == 0 {
+                    Special::AluResult(test)
+                } else {
+                    Special::Predicate(test)
+                },
+            }));
+        }
+        // Evaluate the tree for every (alu, pred, bool).
+        fn eval(b: &BoolVal, input: u8, seen: &mut usize) -> bool {
+            match b {
+                BoolVal::Lit(t) => *t,
+                BoolVal::Not(x) => !eval(x, input, seen),
+                BoolVal::And(x, y) => {
+                    let a = eval(x, input, seen);
+                    eval(y, input, seen) && a
+                }
+                BoolVal::Or(x, y) => {
+                    let a = eval(x, input, seen);
+                    eval(y, input, seen) || a
+                }
+                BoolVal::Cmp(..) => {
+                    let k = *seen;
+                    *seen += 1;
+                    let bit = if k == 0 { 2 } else { 1 };
+                    input & (1 << bit) != 0
+                }
+                BoolVal::Uniform(_) => input & 1 != 0,
+                BoolVal::Value(_) => false,
+            }
+        }
+        let mut table = 0u8;
+        for input in 0..8u8 {
+            let mut seen = 0;
+            if eval(&b, input, &mut seen) {
+                table |= 1 << input;
+            }
+        }
+        Ok((
+            Cond::Func {
+                alu: ops.first().copied(),
+                pred: ops.get(1).copied(),
+                boolean,
+                table,
+            },
+            false,
+        ))
+    }
+}
+
 /// A difference operand.
 enum Diff {
     /// Read directly.
@@ -419,9 +591,15 @@ fn combine(a: InputModifier, b: InputModifier) -> InputModifier {
 /// A presubtract source: a register or constant read whole (no swizzle
 /// constant, no modifier); swizzle constants 0.5 and 1 become inline
 /// constants.
-fn presub_source(o: Operand) -> Option<Operand> {
+fn presub_source(o: Operand, w: u8) -> Option<Operand> {
     match o.src {
-        Src::Reg(_) | Src::Const { .. } | Src::Inline(_) => Some(o),
+        // The presubtract reads channels, not lanes: a swizzle constant
+        // among the lanes would be lost (CTM §3.3.2).
+        Src::Reg(_) | Src::Const { .. } | Src::Inline(_) => o.lanes[..w as usize]
+            .iter()
+            .all(|l| matches!(l, Lane::Of(_)))
+            .then_some(o),
+        Src::None if o.lanes[..w as usize].iter().any(|l| *l != o.lanes[0]) => None,
         Src::None => {
             let code = match o.lanes[0] {
                 Lane::Half => crate::isa::inline_constant_code(0.5)?,
@@ -451,15 +629,20 @@ fn channel_uniform(o: &Operand, consts: &ConstTable) -> bool {
 }
 
 /// Whether the op's operands and presubtract sources fit three source
-/// slots (a conservative count of distinct sources).
+/// slots: the presubtract pins its two sources to slots 0 and 1 (CTM
+/// §3.3.2, even when they are the same register), so at most one other
+/// distinct source remains for slot 2.
 fn fits(args: &[Operand], p: &(PresubOp, Operand, Operand)) -> bool {
-    let mut seen: Vec<Src> = vec![p.1.src, p.2.src];
+    let pinned = [p.1.src, p.2.src];
+    let mut others: Vec<Src> = Vec::new();
     for a in args {
-        if matches!(a.src, Src::None | Src::Presub) || seen.contains(&a.src) {
+        if matches!(a.src, Src::None | Src::Presub)
+            || pinned.contains(&a.src)
+            || others.contains(&a.src)
+        {
             continue;
         }
-        seen.push(a.src);
+        others.push(a.src);
     }
-    seen.dedup();
-    seen.len() <= 3
+    others.len() <= 1
 }

@@ -11,9 +11,12 @@
 //! `BREAK` at the end of the body. Loops with no known bound count 255
 //! (the front end warned: CK0067).
 //!
-//! [`needed_nodes`] is the liveness that keeps dead loop counters (whose
-//! only use was the dropped test) out of the program.
+//! [`liveness`] keeps dead loop counters (whose only use was the dropped
+//! test) and dead ports of gammas and thetas out of the program.
 
+use super::loops::{
+    bound_source, counter_plus, counter_reads, dependencies, early_exit_ok, guard_only, has_effects,
+};
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
@@ -31,13 +34,18 @@ impl Selector<'_> {
         let inputs = m.inputs(n);
         let entries: Vec<Val> = inputs[1..]
             .iter()
-            .map(|v| self.get(*v))
+            .map(|v| self.get_live(*v))
             .collect::<Result<_, _>>()?;
         let pred = match self.get(inputs[0])? {
             Val::Bool(b) => *b,
             other => BoolVal::Value(other),
         };
-        if let BoolVal::Lit(t) = pred {
+        let live = &self.live.values;
+        let guard = guard_only(m, n, &|v| live.contains(&v));
+        if guard || matches!(pred, BoolVal::Lit(_)) {
+            // A constant condition, or the `start < end` guard of a loop
+            // whose count already skips it (CTM §3.5.3).
+            let t = guard || matches!(pred, BoolVal::Lit(true));
             let r = g.branches[if t { 0 } else { 1 }];
             let results = self.inline_region(r, &entries)?;
             for (k, v) in results.into_iter().enumerate() {
@@ -55,7 +63,11 @@ impl Selector<'_> {
                 _ => None,
             };
             let a0 = arg(g.branches[0]);
-            if (a0.is_some() && a0 == arg(g.branches[1])) || ty == Ty::State {
+            if !self.live.values.contains(&m.output(n, k)) {
+                // A dead port: no phi, no copies.
+                self.bind(m.output(n, k), Val::State);
+                phis.push(None);
+            } else if (a0.is_some() && a0 == arg(g.branches[1])) || ty == Ty::State {
                 let v = match a0 {
                     Some(j) => entries[j as usize].clone(),
                     None => Val::State,
@@ -80,7 +92,7 @@ impl Selector<'_> {
                     .zip(results)
                     .filter_map(|(p, v)| p.map(|(reg, _)| (reg, v)))
                     .collect();
-                s.parallel_copy(copies)
+                s.parallel_copy(copies, Coalesce::Yes)
             })?;
             branches.push(body);
         }
@@ -117,7 +129,7 @@ impl Selector<'_> {
         m.results(r)
             .iter()
             .map(|v| {
-                if self.needed.contains(&v.node) || matches!(m.node(v.node).op, Op::Argument(_)) {
+                if self.live.values.contains(v) || matches!(m.node(v.node).op, Op::Argument(_)) {
                     self.get(*v)
                 } else {
                     Ok(Val::State)
@@ -157,7 +169,11 @@ impl Selector<'_> {
     /// Moves each value into its phi, as a parallel copy (a copy reading a
     /// phi another copy writes goes first; a cycle goes through a
     /// temporary).
-    fn parallel_copy(&mut self, copies: Vec<(VReg, Val)>) -> Result<(), CodegenError> {
+    fn parallel_copy(
+        &mut self,
+        copies: Vec<(VReg, Val)>,
+        coalesce: Coalesce,
+    ) -> Result<(), CodegenError> {
         let mut pending: Vec<(VReg, Val)> = Vec::new();
         for (dest, v) in copies {
             let v = match v {
@@ -183,6 +199,35 @@ impl Selector<'_> {
             pending.push((dest, v));
         }
         let reads = |v: &Val, d: VReg| matches!(v, Val::View { src: Src::Reg(r), .. } if *r == d);
+        if coalesce == Coalesce::Yes {
+            // The op computing a value writes its phi directly when no
+            // other copy still reads the phi's old value.
+            let mut i = 0;
+            while i < pending.len() {
+                let dest = pending[i].0;
+                let src = Self::whole_register(&pending[i].1);
+                let read_elsewhere = pending
+                    .iter()
+                    .enumerate()
+                    .any(|(j, (_, v))| j != i && reads(v, dest));
+                if let Some(src) = src
+                    && self.mir.vreg(src).width == self.mir.vreg(dest).width
+                    && !read_elsewhere
+                    && self.retarget(src, dest, 0)
+                {
+                    pending.remove(i);
+                    for (_, v) in pending.iter_mut() {
+                        if let Val::View { src: s, .. } = v
+                            && *s == Src::Reg(src)
+                        {
+                            *s = Src::Reg(dest);
+                        }
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
         while !pending.is_empty() {
             let ready = (0..pending.len()).find(|&i| {
                 let d = pending[i].0;
@@ -239,9 +284,11 @@ impl Selector<'_> {
         let m = self.m;
         let body = t.body;
         let inputs = m.inputs(n);
+        // Inputs of dead loop values (a counter whose only use was the
+        // test the loop count replaces) were never selected.
         let inits: Vec<Val> = inputs
             .iter()
-            .map(|v| self.get(*v))
+            .map(|v| self.get_live(*v))
             .collect::<Result<_, _>>()?;
         let results = m.results(body);
         let mut phis: Vec<Option<(VReg, Ty)>> = Vec::new();
@@ -250,7 +297,7 @@ impl Selector<'_> {
         for (k, init) in inits.iter().enumerate() {
             let ty = m.ty(inputs[k]);
             let invariant = results[k + 1] == m.argument(body, k);
-            let used = self.needed.contains(&results[k + 1].node);
+            let used = self.live.values.contains(&m.output(n, k));
             if invariant || ty == Ty::State || !used {
                 args.push(init.clone());
                 phis.push(None);
@@ -263,35 +310,106 @@ impl Selector<'_> {
             phis.push(Some((phi, ty)));
             args.push(phi_val(phi, ty));
         }
-        self.parallel_copy(init_copies)?;
+        self.parallel_copy(init_copies, Coalesce::No)?;
         let (kept, counter) = loop_conjuncts(m, n, &t);
-        let count = match counter {
+        let count = match &counter {
             Some((start, end)) => {
-                let count = match (&start, &end) {
+                let count = match (start, end) {
                     (IntSource::Const(a), IntSource::Const(b)) => {
                         IntSource::Const((*b as i64 - *a as i64).clamp(0, 255) as i32)
                     }
-                    _ => IntSource::UniformRange(Box::new(start.clone()), Box::new(end)),
+                    _ => IntSource::UniformRange(Box::new(start.clone()), Box::new(end.clone())),
                 };
-                (count, start)
+                (count, start.clone())
             }
             None => {
                 let trips = t.info.max_trips.unwrap_or(255).min(255) as i32;
                 (IntSource::Const(trips), IntSource::Const(0))
             }
         };
+        // Uniform-array reads at the counter plus a constant: LOOP with aL
+        // = counter + shift (see `loops`).
+        let reads = counter_reads(m, n, &t);
+        let (count, al) = match (&counter, reads.is_empty()) {
+            (_, true) => (count, None),
+            (Some((start, end)), false) => {
+                let lowest = reads
+                    .iter()
+                    .map(|&(p, c)| self.consts.uniform_base[p.index()].map_or(0, i32::from) + c)
+                    .min()
+                    .unwrap_or(0);
+                let (lo, hi) = match start {
+                    IntSource::Const(s) => (-s, lowest),
+                    _ => (0, 0.min(lowest)),
+                };
+                if lo > hi {
+                    return Err(self.dynamic_index(n));
+                }
+                let shift = 0.clamp(lo, hi);
+                let init = match start {
+                    IntSource::Const(s) => IntSource::Const(s + shift),
+                    other => other.clone(),
+                };
+                if let IntSource::Const(s) = start
+                    && !(0..=255).contains(&(s + shift))
+                {
+                    return Err(self.dynamic_index(n));
+                }
+                let range = match (start, end) {
+                    (IntSource::Const(a), IntSource::Const(b)) => Some((*a, *b)),
+                    _ => None,
+                };
+                (
+                    (count.0, init),
+                    Some(super::AlLoop {
+                        theta: n,
+                        shift,
+                        range,
+                    }),
+                )
+            }
+            (None, false) => return Err(self.dynamic_index(n)),
+        };
         let int_const = self.consts.int_const(count.0, count.1)?;
+        let is_loop = al.is_some();
+        if let Some(a) = al {
+            self.al_loops.push(a);
+        }
         self.loop_depth += 1;
         self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
         let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
+        // Conjuncts whose break may happen as soon as they are computed.
+        let effects = has_effects(m, body);
+        let live = &self.live.values;
+        let early: Vec<bool> = kept
+            .iter()
+            .map(|&c| !effects && early_exit_ok(m, n, &t, c, &|v| live.contains(&v)))
+            .collect();
         let body_nodes = self.nested(|s| {
             for (i, a) in args.iter().enumerate() {
                 s.bind(m.argument(body, i), a.clone());
             }
+            for (&c, _) in kept.iter().zip(&early).filter(|(_, e)| **e) {
+                s.select_nodes(&dependencies(m, body, c))?;
+                let b = match s.get(c)? {
+                    Val::Bool(b) => *b,
+                    other => BoolVal::Value(other),
+                };
+                let (cond, inv) = s.branch_cond(b)?;
+                s.push_node(Node::Break { cond, invert: !inv });
+                // Processors still looping have `c` true from here on.
+                s.bind(c, Val::Bool(Box::new(BoolVal::Lit(true))));
+                if let Op::Unary(UnOp::BNot) = m.node(c.node).op {
+                    s.bind(
+                        m.inputs(c.node)[0],
+                        Val::Bool(Box::new(BoolVal::Lit(false))),
+                    );
+                }
+            }
             s.region_body(body)?;
             // The continue test (before the copies overwrite the phis).
             let mut test: Option<BoolVal> = None;
-            for c in &kept {
+            for (c, _) in kept.iter().zip(&early).filter(|(_, e)| !**e) {
                 let b = match s.get(*c)? {
                     Val::Bool(b) => *b,
                     other => BoolVal::Value(other),
@@ -311,7 +429,7 @@ impl Selector<'_> {
                     copies.push((*reg, s.get(results[k + 1])?));
                 }
             }
-            s.parallel_copy(copies)?;
+            s.parallel_copy(copies, Coalesce::Yes)?;
             if let Some((cond, inv)) = brk {
                 s.push_node(Node::Break { cond, invert: !inv });
             }
@@ -319,8 +437,15 @@ impl Selector<'_> {
         })?;
         self.frames_in_loop = saved_frames;
         self.loop_depth -= 1;
+        if is_loop {
+            self.al_loops.pop();
+        }
         self.push_node(Node::Loop {
-            count: LoopCount::Rep(int_const),
+            count: if is_loop {
+                LoopCount::Loop(int_const)
+            } else {
+                LoopCount::Rep(int_const)
+            },
             body: body_nodes,
         });
         for (k, p) in phis.iter().enumerate() {
@@ -334,21 +459,20 @@ impl Selector<'_> {
     }
 }
 
+/// Whether a parallel copy may make the ops computing its values write
+/// the destinations directly (not before a loop: the initial values may
+/// be read again after it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Coalesce {
+    Yes,
+    No,
+}
+
 /// The value a phi holds.
 fn phi_val(reg: VReg, ty: Ty) -> Val {
     match ty {
         Ty::Bool => Val::Bool(Box::new(BoolVal::Value(Val::reg(reg, 1)))),
         _ => Val::reg(reg, ty.width().unwrap_or(1)),
-    }
-}
-
-/// A `for` bound: an integer constant or an `i32` uniform of the theta's
-/// region.
-fn bound_source(m: &Module, v: Value) -> Option<IntSource> {
-    match &m.node(v.node).op {
-        Op::Const(Constant::I32(c)) => Some(IntSource::Const(*c)),
-        Op::Uniform(p) => Some(IntSource::Uniform(m.params[p.index()].name.clone())),
-        _ => None,
     }
 }
 
@@ -372,10 +496,7 @@ pub(super) fn loop_conjuncts(
                     .info
                     .counter
                     .and_then(|k| bound_source(m, inputs[k as usize]));
-                let end = match end_arg {
-                    EndBound::Arg(e) => bound_source(m, inputs[e]),
-                    EndBound::Value(v) => bound_source(m, v),
-                };
+                let end = bound_source(m, end_arg);
                 match (start, end) {
                     (Some(s), Some(e)) => counter = Some((s, e)),
                     _ => kept.push(c),
@@ -385,11 +506,6 @@ pub(super) fn loop_conjuncts(
         }
     }
     (kept, counter)
-}
-
-enum EndBound {
-    Arg(usize),
-    Value(Value),
 }
 
 fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
@@ -402,8 +518,8 @@ fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
     }
 }
 
-/// `arg_k + 1 < end` with `k` the counter and `end` loop-invariant.
-fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<EndBound> {
+/// `arg_k + 1 < end` with `k` the counter: the `end` operand.
+fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<Value> {
     let k = t.info.counter? as usize;
     if m.node(c.node).op != Op::Compare(CmpOp::Lt) {
         return None;
@@ -416,21 +532,13 @@ fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Opti
     let add = m.inputs(next.node);
     let is_one = |v: Value| matches!(m.node(v.node).op, Op::Const(Constant::I32(1)));
     let is_k = |v: Value| v == m.argument(body, k);
-    if !((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))) {
-        return None;
-    }
-    let end = ins[1];
-    match m.node(end.node).op {
-        Op::Argument(e) if m.result(body, e as usize + 1) == end => Some(EndBound::Arg(e as usize)),
-        Op::Const(_) => Some(EndBound::Value(end)),
-        _ => None,
-    }
+    ((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))).then_some(ins[1])
 }
 
 /// The nodes whose values the program needs: root results, scatters, and
 /// what they depend on, through gammas (per output) and thetas (per loop
 /// value, with the counter test that the loop count replaces left out).
-pub fn needed_nodes(m: &Module) -> HashSet<NodeId> {
+pub fn liveness(m: &Module) -> Liveness {
     let mut needed: HashSet<NodeId> = HashSet::new();
     let mut values: HashSet<Value> = HashSet::new();
     let mut work: Vec<Value> = m.results(m.root);
@@ -484,10 +592,26 @@ pub fn needed_nodes(m: &Module) -> HashSet<NodeId> {
                     }
                 }
             }
+            // An array read at the loop counter plus a constant reads
+            // through aL: the counter value itself is not needed.
+            Op::UniformElement(_) if counter_plus(m, m.inputs(n)[0]).is_some() => {}
             _ => work.extend(m.inputs(n)),
         }
     }
-    needed
+    Liveness {
+        nodes: needed,
+        values,
+    }
+}
+
+/// What the program needs: nodes (some output is needed) and values
+/// (per output port: a gamma or theta may have dead ports).
+#[derive(Clone, Debug, Default)]
+pub struct Liveness {
+    /// Nodes with a needed output.
+    pub nodes: HashSet<NodeId>,
+    /// Needed values.
+    pub values: HashSet<Value>,
 }
 
 /// `true` if `v` is integer-valued on every run (so a coordinate needs no

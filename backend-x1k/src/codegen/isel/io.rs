@@ -37,7 +37,7 @@ impl Selector<'_> {
         for r in m.region_ids() {
             for n in m.nodes(r) {
                 if let Op::Input(p) = m.node(n).op
-                    && self.needed.contains(&n)
+                    && self.live.nodes.contains(&n)
                     && !used.contains(&p.0)
                 {
                     used.push(p.0);
@@ -136,11 +136,14 @@ impl Selector<'_> {
         Ok(const_view(base, ty.width().unwrap_or(1)))
     }
 
-    /// Element `idx` of a uniform array or `mat4` column.
+    /// Element `index` of a uniform array or `mat4` column: a constant
+    /// index reads its constant (clamped like the reference); the loop
+    /// counter plus a constant reads `c[N + aL]` inside the LOOP selected
+    /// for it (CTM §3.3.1). Anything else is CK0070.
     pub(super) fn uniform_element(
         &mut self,
         p: ParamId,
-        idx: Val,
+        index: ctm_ir::graph::Value,
         ty: Ty,
     ) -> Result<Val, CodegenError> {
         let m = self.m;
@@ -151,23 +154,63 @@ impl Selector<'_> {
             _ => 1,
         };
         let is_mat = matches!(m.params[p.index()].kind, ParamKind::Uniform(Type::Mat4));
-        match idx {
+        let w = ty.width().unwrap_or(if is_mat { 4 } else { 1 });
+        if let Some((theta, c)) = super::loops::counter_plus(m, index)
+            && let Some(al) = self.al_loops.last().copied()
+            && al.theta == theta
+        {
+            // Every element the loop reads must be in the array (the
+            // reference clamps); with a uniform bound this is the
+            // program's promise (`docs/backend-x1k.md` §3).
+            let in_range = al
+                .range
+                .is_none_or(|(s, e)| s >= e || (s + c >= 0 && e - 1 + c < len as i32));
+            let n = base as i32 + c - al.shift;
+            if in_range && (0..=255).contains(&n) {
+                let mut v = const_view(n as u8, w);
+                if let Val::View { src, .. } = &mut v {
+                    *src = Src::Const {
+                        index: n as u8,
+                        relative: true,
+                    };
+                }
+                return Ok(v);
+            }
+        }
+        match self.get_live(index)? {
             Val::Lit { values, .. } => {
                 let k = (values[0] as i64).clamp(0, len as i64 - 1) as u8;
-                Ok(const_view(
-                    base + k,
-                    ty.width().unwrap_or(if is_mat { 4 } else { 1 }),
-                ))
+                Ok(const_view(base + k, w))
             }
-            _ => Err(CodegenError::Limit {
-                code: Code::X1kDynamicIndex,
-                kernel: m.name.clone(),
-                message: format!(
-                    "`{}`: the index of uniform array `{}` is neither a constant nor a loop counter plus a constant after optimisation",
-                    m.name,
-                    m.params[p.index()].name
-                ),
-            }),
+            _ => Err(self.dynamic_index_of(p)),
+        }
+    }
+
+    /// CK0070 for uniform array `p`.
+    fn dynamic_index_of(&self, p: ParamId) -> CodegenError {
+        let m = self.m;
+        CodegenError::Limit {
+            code: Code::X1kDynamicIndex,
+            kernel: m.name.clone(),
+            message: format!(
+                "`{}`: the index of uniform array `{}` is neither a constant nor a loop counter plus a constant after optimisation",
+                m.name,
+                m.params[p.index()].name
+            ),
+        }
+    }
+
+    /// CK0070 for a uniform-array read in loop `theta` that aL cannot
+    /// address.
+    pub(super) fn dynamic_index(&self, theta: ctm_ir::graph::NodeId) -> CodegenError {
+        let m = self.m;
+        CodegenError::Limit {
+            code: Code::X1kDynamicIndex,
+            kernel: m.name.clone(),
+            message: format!(
+                "`{}`: a uniform array is indexed by the counter of a loop ({theta:?}) whose bounds aL-relative addressing cannot follow",
+                m.name
+            ),
         }
     }
 

@@ -14,9 +14,11 @@
 //! thetas).
 
 mod arith;
+mod coalesce;
 mod cond;
 mod flow;
 mod io;
+mod loops;
 
 use super::CodegenError;
 use super::consts::ConstTable;
@@ -29,7 +31,7 @@ use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{Op, ParamInfo};
 use ctm_ir::types::Ty;
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub use cond::BoolVal;
 
@@ -96,8 +98,9 @@ pub struct Selector<'m> {
     pub(super) consts: ConstTable,
     /// The value of each IR value selected so far.
     values: HashMap<Value, Val>,
-    /// IR values needed by the program (the rest is not selected).
-    needed: HashSet<NodeId>,
+    /// IR nodes and values needed by the program (the rest is not
+    /// selected).
+    live: flow::Liveness,
     /// Own-position input reads, loaded at the start.
     inputs: HashMap<u32, VReg>,
     /// `index()`: `r0.rg` at start.
@@ -114,6 +117,23 @@ pub struct Selector<'m> {
     pub(super) frames_in_loop: u32,
     /// Uses of each IR value (for single-use folds).
     uses: HashMap<Value, usize>,
+    /// The LOOPs being selected whose aL addresses uniform arrays,
+    /// innermost last.
+    pub(super) al_loops: Vec<AlLoop>,
+    /// How many IR values are bound to views of each register (a value
+    /// computed into another register's lanes must have no other name).
+    pub(super) names: HashMap<VReg, u32>,
+}
+
+/// A loop selected as `LOOP` for aL-relative uniform-array reads.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AlLoop {
+    /// Its theta.
+    pub theta: NodeId,
+    /// aL = counter + shift.
+    pub shift: i32,
+    /// The counter's constant range `start..end`, if known.
+    pub range: Option<(i32, i32)>,
 }
 
 impl<'m> Selector<'m> {
@@ -133,7 +153,7 @@ impl<'m> Selector<'m> {
             mir: Mir::default(),
             consts,
             values: HashMap::new(),
-            needed: flow::needed_nodes(m),
+            live: flow::liveness(m),
             inputs: HashMap::new(),
             index: None,
             nodes: Vec::new(),
@@ -144,6 +164,8 @@ impl<'m> Selector<'m> {
             max_loop_depth: 0,
             frames_in_loop: 0,
             uses,
+            al_loops: Vec::new(),
+            names: HashMap::new(),
         })
     }
 
@@ -194,6 +216,17 @@ impl<'m> Selector<'m> {
         })
     }
 
+    /// The selected value of `v`, or [`Val::State`] (a placeholder nothing
+    /// reads) when no needed node depends on it: the entries of gammas
+    /// and thetas whose region never reads them were not selected.
+    pub(super) fn get_live(&self, v: Value) -> Result<Val, CodegenError> {
+        if self.live.values.contains(&v) {
+            self.get(v)
+        } else {
+            Ok(Val::State)
+        }
+    }
+
     /// Uses of IR value `v`.
     pub(super) fn use_count(&self, v: Value) -> usize {
         self.uses.get(&v).copied().unwrap_or(0)
@@ -212,7 +245,7 @@ impl<'m> Selector<'m> {
     pub(super) fn select_nodes(&mut self, nodes: &[NodeId]) -> Result<(), CodegenError> {
         for &n in nodes {
             if matches!(self.m.node(n).op, Op::Argument(_) | Op::Result(_))
-                || !self.needed.contains(&n)
+                || !self.live.nodes.contains(&n)
                 || self.values.contains_key(&self.m.output(n, 0))
             {
                 continue;
@@ -224,6 +257,12 @@ impl<'m> Selector<'m> {
 
     /// Binds the value of `v`.
     pub(super) fn bind(&mut self, v: Value, val: Val) {
+        if let Val::View {
+            src: Src::Reg(r), ..
+        } = &val
+        {
+            *self.names.entry(*r).or_insert(0) += 1;
+        }
         self.values.insert(v, val);
     }
 
@@ -237,10 +276,7 @@ impl<'m> Selector<'m> {
             Op::Argument(_) | Op::Result(_) => return Ok(()),
             Op::Const(c) => constant(c),
             Op::Uniform(p) => self.uniform(*p, ty)?,
-            Op::UniformElement(p) => {
-                let idx = self.get(inputs[0])?;
-                self.uniform_element(*p, idx, ty)?
-            }
+            Op::UniformElement(p) => self.uniform_element(*p, inputs[0], ty)?,
             Op::Input(p) => {
                 let w = ty.width().unwrap_or(1);
                 match self.inputs.get(&p.0) {
@@ -305,7 +341,7 @@ impl<'m> Selector<'m> {
                     .iter()
                     .map(|v| self.get(*v))
                     .collect::<Result<_, _>>()?;
-                self.construct(&parts)?
+                self.construct_of(&parts, Some(&inputs))?
             }
             Op::Scatter(_) => {
                 let (pos, value) = (self.get(inputs[1])?, self.get(inputs[2])?);

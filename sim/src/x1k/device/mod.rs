@@ -38,7 +38,7 @@ pub mod tiling;
 pub use array::{ArrayCycles, ArrayError, ArrayRun, ProcessorArray};
 pub use command::{Command, CommandDecodeError, Opcode};
 pub use cond::{CondLocation, CondTest, CondWrite};
-pub use elf::{ElfError, read_elf};
+pub use elf::{ElfError, LoadError, read_elf};
 pub use format::{BaseAddress, DataFormat, Surface, SurfaceFormat, Tiling};
 pub use mc::{Client, McError, MemoryController};
 pub use memory::{GpuMemory, MemoryError, MemoryKind, MemoryMap};

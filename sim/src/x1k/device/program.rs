@@ -217,62 +217,6 @@ impl ProgramInfo {
     }
 }
 
-/// The note types of CTM §4.1.4 (`ELF_NOTE_ATI_*`, name "ATI DPP").
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum NoteType {
-    /// 1 - `ELF_NOTE_ATI_PROGINFO`.
-    ProgInfo = 1,
-    /// 2 - `ELF_NOTE_ATI_INPUTS`.
-    Inputs = 2,
-    /// 3 - `ELF_NOTE_ATI_OUTPUTS`.
-    Outputs = 3,
-    /// 4 - `ELF_NOTE_ATI_CONDOUT`.
-    CondOut = 4,
-    /// 5 - `ELF_NOTE_ATI_FLOAT32CONSTS`.
-    Float32Consts = 5,
-    /// 6 - `ELF_NOTE_ATI_INT32CONSTS`.
-    Int32Consts = 6,
-    /// 7 - `ELF_NOTE_ATI_EARLYEXIT` (CTM's value; the later CAL ABI moved it).
-    EarlyExit = 7,
-}
-
-impl NoteType {
-    /// Every note type, in code order.
-    pub const ALL: [NoteType; 7] = [
-        NoteType::ProgInfo,
-        NoteType::Inputs,
-        NoteType::Outputs,
-        NoteType::CondOut,
-        NoteType::Float32Consts,
-        NoteType::Int32Consts,
-        NoteType::EarlyExit,
-    ];
-
-    /// The note type of an `n_type`.
-    pub fn from_code(code: u32) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| *t as u32 == code)
-    }
-
-    /// The guide's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            NoteType::ProgInfo => "ELF_NOTE_ATI_PROGINFO",
-            NoteType::Inputs => "ELF_NOTE_ATI_INPUTS",
-            NoteType::Outputs => "ELF_NOTE_ATI_OUTPUTS",
-            NoteType::CondOut => "ELF_NOTE_ATI_CONDOUT",
-            NoteType::Float32Consts => "ELF_NOTE_ATI_FLOAT32CONSTS",
-            NoteType::Int32Consts => "ELF_NOTE_ATI_INT32CONSTS",
-            NoteType::EarlyExit => "ELF_NOTE_ATI_EARLYEXIT",
-        }
-    }
-}
-
-impl std::fmt::Display for NoteType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The six notes besides the program information. An absent note reads as
 /// "none" / false (CTM §4.1.4: "the program loader acts as if the program
 /// has no inputs", ...). Index lists keep the file's order.

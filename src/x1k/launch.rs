@@ -11,11 +11,11 @@ use ctm_backend_x1k::abi::{Bindings, IntSource};
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
 use ctm_sim::x1k::device::format::{DataFormat, Tiling};
-use ctm_sim::x1k::device::host::{HostBuffer, JobBuilder, OutputSpec};
+use ctm_sim::x1k::device::host::{HostBuffer, HostError, JobBuilder, OutputSpec};
 use ctm_sim::x1k::device::params::{Domain, InputId, OutputId, PerfCounterMode};
-use ctm_sim::x1k::device::pe::Device;
+use ctm_sim::x1k::device::pe::{Device, DeviceError, ExecError};
 use ctm_sim::x1k::device::program::ProgramImage;
-use ctm_sim::x1k::dpp::{Dpp, DppOptions, RunRecord};
+use ctm_sim::x1k::dpp::{Dpp, DppFault, DppOptions, RunRecord};
 use std::collections::HashMap;
 
 /// A value given to a launch, by parameter name.
@@ -135,11 +135,11 @@ fn int_source(launch: &Launch<'_>, s: &IntSource) -> Result<i64, LaunchError> {
     })
 }
 
+/// The float, integer and boolean constant banks.
+type ConstantBanks = (Vec<[f32; 4]>, Vec<u32>, Vec<bool>);
+
 /// The float, integer and boolean constant banks the bindings ask for.
-fn constants(
-    b: &Bindings,
-    launch: &Launch<'_>,
-) -> Result<(Vec<[f32; 4]>, Vec<u32>, Vec<bool>), LaunchError> {
+fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchError> {
     let mut floats: Vec<[f32; 4]> = Vec::new();
     let mut set = |index: usize, value: [f32; 4]| {
         if floats.len() <= index {
@@ -216,6 +216,18 @@ fn constants(
         ints[k] = word;
     }
     Ok((floats, ints, bools))
+}
+
+/// The processor array's fault inside a device error, if that is what
+/// stopped the run.
+fn array_fault(e: &HostError) -> Option<&DppFault> {
+    match e {
+        HostError::Device(DeviceError::Execute {
+            source: ExecError::Array(inner),
+            ..
+        }) => inner.downcast_ref::<DppFault>(),
+        _ => None,
+    }
 }
 
 /// The device's view of a compiled program: its ELF, written by the
@@ -318,13 +330,9 @@ pub fn launch(
         .build()
         .map_err(|e| LaunchError::Device(e.to_string()))?;
     let mut device = Device::new(Dpp::new(options.clone()));
-    job.run(&mut device).map_err(|e| {
-        let text = e.to_string();
-        if text.contains("processor array") {
-            LaunchError::Fault(text)
-        } else {
-            LaunchError::Device(text)
-        }
+    job.run(&mut device).map_err(|e| match array_fault(&e) {
+        Some(fault) => LaunchError::Fault(fault.to_string()),
+        None => LaunchError::Device(e.to_string()),
     })?;
     let mut results = Vec::new();
     for (name, id, channels) in outputs {

@@ -1,0 +1,80 @@
+//! Compile time of the X1K code generator on every example, in release:
+//! `cargo bench -p ctm-backend-x1k --bench compile`. Each example is
+//! measured twice: the whole pipeline from the checked kernel (lowering,
+//! the IR passes at `-O2`, verification, code generation with the
+//! validator and the allocation checker), and code generation alone from
+//! the verified module.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ctm_backend_x1k::codegen::{Options, compile, compile_kernel, optimize_for_x1k};
+use ctm_frontend::{CheckOptions, Target};
+use ctm_ir::passes::OptLevel;
+use std::hint::black_box;
+use std::path::Path;
+
+const EXAMPLES: &[&str] = &[
+    "black_scholes",
+    "blend",
+    "cbrt",
+    "collatz",
+    "convolution",
+    "grayscale",
+    "mandelbrot",
+    "matmul",
+    "nbody",
+    "normals",
+    "polynomial",
+    "ripple",
+    "saxpy",
+    "threshold",
+    "tonemap",
+    "transform",
+    "transpose",
+];
+
+fn program(name: &str) -> ctm_frontend::tast::Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
+    let src = std::fs::read_to_string(path).expect("example");
+    ctm_frontend::compile(
+        &src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks")
+}
+
+fn bench(c: &mut Criterion) {
+    let options = Options::default();
+    let mut pipeline = c.benchmark_group("x1k pipeline");
+    for name in EXAMPLES {
+        let p = program(name);
+        let k = &p.kernels[0];
+        pipeline.bench_function(*name, |b| {
+            b.iter(|| compile_kernel(black_box(&p), k, OptLevel::O2, &options).expect("compiles"))
+        });
+    }
+    pipeline.finish();
+    let mut codegen = c.benchmark_group("x1k codegen");
+    for name in EXAMPLES {
+        let p = program(name);
+        let mut m = ctm_ir::lower::lower_kernel(&p, &p.kernels[0]);
+        optimize_for_x1k(&mut m, OptLevel::O2).expect("optimises");
+        let v = ctm_ir::verify::verify(m, "bench").expect("verifies");
+        codegen.bench_function(*name, |b| {
+            b.iter(|| compile(black_box(&v), &options).expect("compiles"))
+        });
+    }
+    codegen.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_millis(800));
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,266 @@
+//! Loop analyses for selection: where a value really comes from (through
+//! region arguments), the `for` counter's bounds, which uniform-array
+//! reads can use aL-relative addressing, and the `start < end` guard a
+//! REP does not need.
+//!
+//! **aL-relative constants** (CTM §3.3.1, §3.5.2). A loop whose body reads
+//! uniform-array elements at `counter + c` becomes `LOOP`/`ENDLOOP` with
+//! aL = counter + `shift` (init `start + shift`, step 1), so element
+//! `counter + c` of an array at constant base `b` is `c[b + c − shift +
+//! aL]`. `shift` keeps aL's initial value in the counter's 0..255 range
+//! (`shift = max(0, −start)`) and every address `b + c − shift` in 0..255.
+//! A REP inside the LOOP sees the same aL; a nested LOOP shadows it, so an
+//! outer counter read inside one is CK0070.
+//!
+//! **The entry guard.** A `for` loop is a tail-controlled theta under a
+//! gamma testing `start < end` (the theta runs at least once). `REP`/`LOOP`
+//! with a zero count skip their body (CTM §3.5.3 special cases), so when
+//! the gamma's other branch passes through exactly the loop's initial
+//! values, the gamma is dropped and the loop selected unconditionally.
+
+use crate::abi::IntSource;
+use ctm_frontend::tast::ParamId;
+use ctm_frontend::value::Value as Constant;
+use ctm_ir::graph::{Module, NodeId, Value};
+use ctm_ir::op::{BinOp, CmpOp, Op, Theta};
+
+/// Follows `v` through region arguments to the value it stands for: a
+/// gamma branch's argument `i` is the gamma's input `i + 1`; a loop-
+/// invariant theta argument is the theta's input.
+pub fn origin(m: &Module, mut v: Value) -> Value {
+    for _ in 0..64 {
+        let Op::Argument(i) = m.node(v.node).op else {
+            return v;
+        };
+        let region = v.node.region;
+        let Some(owner) = m.region(region).owner else {
+            return v;
+        };
+        let i = i as usize;
+        match m.node(owner).op {
+            Op::Gamma(_) => v = m.inputs(owner)[i + 1],
+            Op::Theta(_) if m.result(region, i + 1) == v => v = m.inputs(owner)[i],
+            _ => return v,
+        }
+    }
+    v
+}
+
+/// A `for` bound: an integer constant or an `i32` uniform.
+pub fn bound_source(m: &Module, v: Value) -> Option<IntSource> {
+    let v = origin(m, v);
+    match &m.node(v.node).op {
+        Op::Const(Constant::I32(c)) => Some(IntSource::Const(*c)),
+        Op::Uniform(p) => Some(IntSource::Uniform(m.params[p.index()].name.clone())),
+        _ => None,
+    }
+}
+
+/// `v` as (theta whose counter it is, offset): the counter argument of a
+/// theta body plus or minus integer constants.
+pub fn counter_plus(m: &Module, v: Value) -> Option<(NodeId, i32)> {
+    let mut offset = 0i32;
+    let mut v = origin(m, v);
+    for _ in 0..16 {
+        let node = m.node(v.node);
+        match node.op {
+            Op::Argument(i) => {
+                let owner = m.region(v.node.region).owner?;
+                let Op::Theta(t) = m.node(owner).op else {
+                    return None;
+                };
+                return (t.info.counter == Some(i)).then_some((owner, offset));
+            }
+            Op::Binary(b @ (BinOp::IAdd | BinOp::ISub)) => {
+                let ins = m.inputs(v.node);
+                let konst = |x: Value| match m.node(origin(m, x).node).op {
+                    Op::Const(Constant::I32(c)) => Some(c),
+                    _ => None,
+                };
+                let (next, c) = match (konst(ins[0]), konst(ins[1])) {
+                    (_, Some(c)) => (
+                        ins[0],
+                        if b == BinOp::ISub {
+                            c.checked_neg()?
+                        } else {
+                            c
+                        },
+                    ),
+                    (Some(c), None) if b == BinOp::IAdd => (ins[1], c),
+                    _ => return None,
+                };
+                offset = offset.checked_add(c)?;
+                v = origin(m, next);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The uniform-array reads `array[counter + c]` of `theta`'s counter in
+/// its body (and in the branches and inner loops it contains): (array, c).
+pub fn counter_reads(m: &Module, theta: NodeId, t: &Theta) -> Vec<(ParamId, i32)> {
+    let mut out = Vec::new();
+    let mut regions = vec![t.body];
+    while let Some(r) = regions.pop() {
+        for n in m.nodes(r) {
+            match &m.node(n).op {
+                Op::UniformElement(p) => {
+                    if let Some((owner, c)) = counter_plus(m, m.inputs(n)[0])
+                        && owner == theta
+                        && !out.contains(&(*p, c))
+                    {
+                        out.push((*p, c));
+                    }
+                }
+                Op::Gamma(g) => regions.extend(g.branches),
+                Op::Theta(inner) => regions.push(inner.body),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether gamma `gamma` only guards the `for` loop in its first branch:
+/// its predicate is `start < end` for the loop's own bounds, the first
+/// branch holds nothing but that loop (and pure values feeding it), and
+/// each needed output is the loop's output where the second branch passes
+/// through the loop's initial value.
+pub fn guard_only(m: &Module, gamma: NodeId, needed: &dyn Fn(Value) -> bool) -> bool {
+    let Op::Gamma(g) = m.node(gamma).op else {
+        return false;
+    };
+    let ins = m.inputs(gamma);
+    let pred = origin(m, ins[0]);
+    if m.node(pred.node).op != Op::Compare(CmpOp::Lt) {
+        return false;
+    }
+    let [then, else_] = g.branches;
+    let thetas: Vec<NodeId> = m
+        .nodes(then)
+        .into_iter()
+        .filter(|&n| matches!(m.node(n).op, Op::Theta(_)))
+        .collect();
+    let [theta] = thetas[..] else {
+        return false;
+    };
+    let Op::Theta(t) = m.node(theta).op else {
+        return false;
+    };
+    // Nothing with effects or flow control besides the loop.
+    if m.nodes(then)
+        .into_iter()
+        .any(|n| n != theta && matches!(m.node(n).op, Op::Gamma(_) | Op::Theta(_) | Op::Scatter(_)))
+    {
+        return false;
+    }
+    let (_, counter) = super::flow::loop_conjuncts(m, theta, &t);
+    let Some((start, end)) = counter else {
+        return false;
+    };
+    let p = m.inputs(pred.node);
+    if bound_source(m, p[0]).as_ref() != Some(&start)
+        || bound_source(m, p[1]).as_ref() != Some(&end)
+    {
+        return false;
+    }
+    let theta_ins = m.inputs(theta);
+    let outs = m.node(gamma).outputs.len();
+    (0..outs).all(|k| {
+        let out = m.output(gamma, k);
+        if !needed(out) {
+            return true;
+        }
+        let (rt, re) = (m.result(then, k), m.result(else_, k));
+        if rt.node == theta {
+            same_value(m, theta_ins[rt.port as usize], re)
+        } else {
+            same_value(m, rt, re)
+        }
+    })
+}
+
+/// `a` (in the first branch) and `b` (in the second) are the same value:
+/// the same gamma entry, or equal constants.
+fn same_value(m: &Module, a: Value, b: Value) -> bool {
+    let (a, b) = (origin(m, a), origin(m, b));
+    if a == b {
+        return true;
+    }
+    match (&m.node(a.node).op, &m.node(b.node).op) {
+        (Op::Const(x), Op::Const(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Whether `region` (or a region nested in it) has effects: scatters.
+pub fn has_effects(m: &Module, region: ctm_ir::RegionId) -> bool {
+    let mut regions = vec![region];
+    while let Some(r) = regions.pop() {
+        for n in m.nodes(r) {
+            match &m.node(n).op {
+                Op::Scatter(_) => return true,
+                Op::Gamma(g) => regions.extend(g.branches),
+                Op::Theta(t) => regions.push(t.body),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Whether the loop may leave as soon as its continue conjunct `c` is
+/// false, before the rest of the body: every loop value live after the
+/// loop must then keep its value from the start of the iteration, which
+/// holds when its next value is the argument itself or the if-converted
+/// `select(f, arg, new)` with `c = !f` (`select(c, new, arg)`). Inside the
+/// rest of the body `c` is then true for every processor still looping.
+pub fn early_exit_ok(
+    m: &Module,
+    theta: NodeId,
+    t: &Theta,
+    c: Value,
+    live: &dyn Fn(Value) -> bool,
+) -> bool {
+    let body = t.body;
+    let negated = match m.node(c.node).op {
+        Op::Unary(ctm_ir::op::UnOp::BNot) => Some(m.inputs(c.node)[0]),
+        _ => None,
+    };
+    let outs = m.node(theta).outputs.len();
+    (0..outs).all(|k| {
+        if !live(m.output(theta, k)) {
+            return true;
+        }
+        let arg = m.argument(body, k);
+        let next = m.result(body, k + 1);
+        if next == arg {
+            return true;
+        }
+        if m.node(next.node).op != Op::Select {
+            return false;
+        }
+        let ins = m.inputs(next.node);
+        (Some(ins[0]) == negated && ins[1] == arg) || (ins[0] == c && ins[2] == arg)
+    })
+}
+
+/// The nodes of `region` that `v` depends on (`v`'s node included), in
+/// the region's topological order.
+pub fn dependencies(m: &Module, region: ctm_ir::RegionId, v: Value) -> Vec<NodeId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![v.node];
+    while let Some(n) = work.pop() {
+        if n.region != region || !seen.insert(n) {
+            continue;
+        }
+        work.extend(m.inputs(n).iter().map(|i| i.node));
+    }
+    m.topo_order(region)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|n| seen.contains(n))
+        .collect()
+}
