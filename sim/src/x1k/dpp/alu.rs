@@ -122,13 +122,10 @@ fn execute_fast(
     let inst = &plan.inst;
 
     // Operands and the hazards on reading them, in the reference's order.
-    let dynamic;
+    let mut relative = None;
     let bound = match bound {
         Some(b) => b,
-        None => {
-            dynamic = BoundAlu::bind(resolve_sources(group, plan, consts)?, &plan.fast);
-            &dynamic
-        }
+        None => &*relative.insert(bind_relative(group, plan, consts)?).1,
     };
     let refs = &bound.refs;
     if group.sync.tex_seq > group.sync.tex_done {
@@ -218,13 +215,14 @@ fn execute_fast(
     let rgb_s = plan.rgb_scale.unwrap_or(1.0);
     let clamp = inst.rgb.clamp;
     let mut first: Option<usize> = None;
-    for c in 0..3 {
+    // Inputs A, B, C by channel.
+    let by_channel: [[In<'_>; 3]; 3] = std::array::from_fn(|c| a_in.map(|input| input[c]));
+    for (c, [a, b, cc]) in by_channel.into_iter().enumerate() {
         if plan.rgb_out_need & (1 << c) == 0 {
             continue;
         }
         let (out, done) = split_channel(rgb_out, c, first);
         let out = &mut out[..n];
-        let [a, b, cc] = [a_in[0][c], a_in[1][c], a_in[2][c]];
         match (fast.rgb, done) {
             (RgbKind::Dot | RgbKind::Sop, Some(done)) => out.copy_from_slice(&done[..n]),
             (RgbKind::Dot, None) => lanes::finish_f64(out, dot, rgb_s, clamp),
@@ -267,7 +265,31 @@ fn execute_fast(
         }
     }
 
-    write_results(group, plan, rgb_out, alpha_out)
+    let r = write_results(group, plan, rgb_out, alpha_out);
+    if let Some((Some(al), b)) = relative {
+        let slot = usize::from(group.slot);
+        group.relative_bound.put(slot, al, b);
+    }
+    r
+}
+
+/// The operands of an instruction whose sources are not all absolute,
+/// bound for the current aL (`None` outside loops): kept from an earlier
+/// execution for the same aL (taken from [`Group::relative_bound`]; the
+/// caller puts it back), else bound afresh.
+fn bind_relative(
+    group: &mut Group,
+    plan: &AluPlan,
+    consts: &[[f32; 4]],
+) -> Result<(Option<i32>, Box<BoundAlu>), FaultKind> {
+    let al = group.al().ok();
+    if let Some(al) = al
+        && let Some(b) = group.relative_bound.take(usize::from(group.slot), al)
+    {
+        return Ok((Some(al), b));
+    }
+    let b = BoundAlu::bind(resolve_sources(group, plan, consts)?, &plan.fast);
+    Ok((al, Box::new(b)))
 }
 
 /// The lanes of a materialised input (a uniform one, which the callers

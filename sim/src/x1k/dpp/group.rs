@@ -79,7 +79,8 @@ fn alu_wait(group: &mut Group) {
 }
 
 /// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]),
-/// writing one result per element into `out` (same length), with the
+/// writing one result per element into `out` (same length, default
+/// results), with the
 /// allocations of `spare` (left there again for the next group).
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
@@ -256,14 +257,16 @@ pub(crate) fn run_group(
         let conditional_value = if killed { None } else { lane_out.conditional };
         output_channels += u64::from(conditional_value.is_some());
         killed_count += u64::from(killed);
-        *slot = ElementResult {
-            i,
-            j,
-            killed,
-            targets,
-            conditional_value,
-            umrt: std::mem::take(&mut group.umrt[lane]),
-        };
+        // Field by field, without reading the slot (a default value, far
+        // in memory): its UMRT list is empty, replaced only by a non-empty one.
+        slot.i = i;
+        slot.j = j;
+        slot.killed = killed;
+        slot.targets = targets;
+        slot.conditional_value = conditional_value;
+        if !group.umrt[lane].is_empty() {
+            slot.umrt = std::mem::take(&mut group.umrt[lane]);
+        }
     }
     let outcome = GroupOutcome {
         killed: killed_count,

@@ -191,7 +191,6 @@ impl Src for Splat {
 
 /// MAD `A·B + C` through the output modifier (`fp::mad` then
 /// `fp::finish`), of inputs already flushed; B and C may be uniform.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn mad(
     out: &mut [f32],
     a: &[f32],
@@ -263,15 +262,44 @@ pub(crate) fn finish_f64(out: &mut [f32], x: &[f64], scale: f64, clamp: bool) {
 /// `fp::finish` of f32 values widened (transcendental results, SOP).
 pub(crate) fn finish_f32(out: &mut [f32], x: &[f32], scale: f64, clamp: bool) {
     let x = &x[..out.len()];
-    if clamp {
-        for (o, x) in out.iter_mut().zip(x) {
-            *o = finish::<true>(f64::from(*x), scale);
-        }
-    } else {
-        for (o, x) in out.iter_mut().zip(x) {
-            *o = finish::<false>(f64::from(*x), scale);
-        }
+    let s = scale as f32;
+    match (clamp, scale != 1.0) {
+        (false, false) => finish_f32_with::<false, false>(out, x, s),
+        (false, true) => finish_f32_with::<false, true>(out, x, s),
+        (true, false) => finish_f32_with::<true, false>(out, x, s),
+        (true, true) => finish_f32_with::<true, true>(out, x, s),
     }
+}
+
+fn finish_f32_with<const CLAMP: bool, const SCALED: bool>(out: &mut [f32], x: &[f32], s: f32) {
+    for (o, x) in out.iter_mut().zip(x) {
+        *o = finish_value::<CLAMP, SCALED>(*x, s);
+    }
+}
+
+/// `fp::finish_select` in place: the value flushed (a denormal input is
+/// zero to the output modifier, even one that scaling would make normal),
+/// then finished.
+fn finish_select_in_place<const CLAMP: bool, const SCALED: bool>(out: &mut [f32], s: f32) {
+    for o in out.iter_mut() {
+        *o = finish_value::<CLAMP, SCALED>(flush(*o), s);
+    }
+}
+
+/// `fp::finish(f64::from(x), scale, CLAMP)` for an f32 `x` and a scale
+/// `s` of the output modifier, in f32: the scale is a power of two, so the
+/// f64 product `x · s` is exact and rounding it to f32 is the one rounding
+/// of the f32 product (overflow to ±inf and the denormal range included);
+/// without `SCALED` (×1) there is nothing to round.
+#[inline(always)]
+fn finish_value<const CLAMP: bool, const SCALED: bool>(x: f32, s: f32) -> f32 {
+    let y = if SCALED { x * s } else { x };
+    let r = if y.is_nan() {
+        f32::from_bits(STANDARD_NAN)
+    } else {
+        flush(y)
+    };
+    if CLAMP { saturate(r) } else { r }
 }
 
 /// FRC (`fp::frc`, then `fp::finish`).
@@ -326,14 +354,12 @@ pub(crate) fn select(
         }
     }
     if let Some(scale) = scale {
-        if clamp {
-            for o in out.iter_mut() {
-                *o = finish::<true>(f64::from(flush(*o)), scale);
-            }
-        } else {
-            for o in out.iter_mut() {
-                *o = finish::<false>(f64::from(flush(*o)), scale);
-            }
+        let s = scale as f32;
+        match (clamp, scale != 1.0) {
+            (false, false) => finish_select_in_place::<false, false>(out, s),
+            (false, true) => finish_select_in_place::<false, true>(out, s),
+            (true, false) => finish_select_in_place::<true, false>(out, s),
+            (true, true) => finish_select_in_place::<true, true>(out, s),
         }
     }
 }
@@ -514,7 +540,7 @@ mod tests {
                 let mut m = 1u32;
                 while m < 0x80_0000 {
                     v.push(sign | (exp << 23) | m);
-                    v.push(sign | (exp << 23) | (m * 3 & 0x7F_FFFF));
+                    v.push(sign | (exp << 23) | ((m * 3) & 0x7F_FFFF));
                     m = m * 5 / 3 + 1;
                 }
             }
@@ -527,6 +553,40 @@ mod tests {
         for b in interesting_bits() {
             let x = f32::from_bits(b);
             assert_eq!(flush(x).to_bits(), fp::flush(x).to_bits(), "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn f32_finish_matches_fp() {
+        let scales = [1.0, 2.0, 4.0, 8.0, 0.5, 0.25, 0.125];
+        for b in interesting_bits() {
+            let x = f32::from_bits(b);
+            for scale in scales {
+                for clamp in [false, true] {
+                    let mut out = [0.0f32; 1];
+                    finish_f32(&mut out, &[x], scale, clamp);
+                    assert_eq!(
+                        out[0].to_bits(),
+                        fp::finish(f64::from(x), scale, clamp).to_bits(),
+                        "finish {b:#x} x{scale} clamp {clamp}"
+                    );
+                    // MAX(x, x) returns x; then the output modifier.
+                    select(
+                        &mut out,
+                        SelectOp::Max,
+                        &[x],
+                        &[x],
+                        &[x],
+                        Some(scale),
+                        clamp,
+                    );
+                    assert_eq!(
+                        out[0].to_bits(),
+                        fp::finish_select(x, Some(scale), clamp).to_bits(),
+                        "select {b:#x} x{scale} clamp {clamp}"
+                    );
+                }
+            }
         }
     }
 

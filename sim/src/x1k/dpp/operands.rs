@@ -398,6 +398,52 @@ impl BoundAlu {
     }
 }
 
+/// Bindings of an instruction with aL-relative sources kept per aL value,
+/// for this many aL values (the one modulo this count).
+const AL_WAYS: usize = 64;
+
+/// The bindings of instructions with aL-relative sources, by slot and aL
+/// (fast engine): a binding depends only on aL and the run's constants, so
+/// one made for a loop iteration serves the same iteration of every later
+/// group of the run (each worker keeps its own).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RelativeCache {
+    /// Per slot, the bindings kept, if any.
+    slots: Vec<Option<Box<AlWays>>>,
+}
+
+/// The bindings of one slot, per aL modulo [`AL_WAYS`]: (aL, binding).
+type AlWays = [Option<(i32, Box<BoundAlu>)>; AL_WAYS];
+
+impl RelativeCache {
+    fn way(al: i32) -> usize {
+        al.rem_euclid(AL_WAYS as i32) as usize
+    }
+
+    /// Take the binding of `slot` for `al`, if kept.
+    pub fn take(&mut self, slot: usize, al: i32) -> Option<Box<BoundAlu>> {
+        let way = self.slots.get_mut(slot)?.as_mut()?.get_mut(Self::way(al))?;
+        match way.take() {
+            Some((kept, b)) if kept == al => Some(b),
+            other => {
+                *way = other;
+                None
+            }
+        }
+    }
+
+    /// Keep `b` as the binding of `slot` for `al`.
+    pub fn put(&mut self, slot: usize, al: i32, b: Box<BoundAlu>) {
+        if self.slots.len() <= slot {
+            self.slots.resize_with(slot + 1, || None);
+        }
+        if let Some(entry) = self.slots.get_mut(slot) {
+            let ways = entry.get_or_insert_with(|| Box::new(std::array::from_fn(|_| None)));
+            ways[Self::way(al)] = Some((al, b));
+        }
+    }
+}
+
 /// What operands are read from: the registers and their denormal bits,
 /// the presubtract vector, the group's size.
 pub(crate) struct View<'a> {
@@ -417,6 +463,7 @@ impl<'a> View<'a> {
     /// unmodified temporary or presubtract channel in place (a temporary
     /// only if it holds no denormal or need not be flushed), anything else
     /// built in `buf`.
+    #[inline(always)]
     pub fn input(&self, b: Bound, flushed: bool, materialize: bool, buf: &'a mut Lanes) -> In<'a> {
         let n = self.n;
         let buf = &mut buf[..n];

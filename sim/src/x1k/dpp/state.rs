@@ -7,6 +7,7 @@
 use smallvec::SmallVec;
 
 use super::fault::{FaultKind, HazardPolicy, LoopFrameKind, StackKind};
+use super::operands::RelativeCache;
 use super::timing::Profile;
 use crate::x1k::interface::UmrtWrite;
 
@@ -228,6 +229,9 @@ pub(crate) struct Group {
     pub warnings: Vec<(u16, FaultKind, u64)>,
     /// The ALU's scratch buffers (taken while an instruction runs).
     pub scratch: Option<Box<super::alu::Scratch>>,
+    /// The operands of ALU instructions with aL-relative sources, bound
+    /// for the aL values met (fast engine).
+    pub relative_bound: RelativeCache,
 }
 
 /// The allocations a finished group leaves for the next group of the same
@@ -240,6 +244,7 @@ pub(crate) struct Spare {
     tex_pending: Vec<(u32, u16)>,
     warnings: Vec<(u16, FaultKind, u64)>,
     scratch: Option<Box<super::alu::Scratch>>,
+    relative_bound: RelativeCache,
 }
 
 impl Group {
@@ -262,6 +267,7 @@ impl Group {
             mut tex_pending,
             mut warnings,
             scratch,
+            relative_bound,
         } = spare;
         regs.clear();
         regs.resize(nregs * 4 * n, 0.0);
@@ -305,6 +311,7 @@ impl Group {
             slot: 0,
             warnings,
             scratch: Some(scratch.unwrap_or_else(super::alu::Scratch::new)),
+            relative_bound,
         }
     }
 
@@ -317,6 +324,7 @@ impl Group {
             tex_pending: self.sync.tex_pending,
             warnings: self.warnings,
             scratch: self.scratch,
+            relative_bound: self.relative_bound,
         }
     }
 
