@@ -215,12 +215,12 @@ fn execute_fast(
     let rgb_s = plan.rgb_scale.unwrap_or(1.0);
     let clamp = inst.rgb.clamp;
     let mut first: Option<usize> = None;
-    // Inputs A, B, C by channel.
-    let by_channel: [[In<'_>; 3]; 3] = std::array::from_fn(|c| a_in.map(|input| input[c]));
-    for (c, [a, b, cc]) in by_channel.into_iter().enumerate() {
+    #[allow(clippy::needless_range_loop)] // `c` indexes the inputs' channels
+    for c in 0..3 {
         if plan.rgb_out_need & (1 << c) == 0 {
             continue;
         }
+        let [a, b, cc] = [a_in[0][c], a_in[1][c], a_in[2][c]];
         let (out, done) = split_channel(rgb_out, c, first);
         let out = &mut out[..n];
         match (fast.rgb, done) {
