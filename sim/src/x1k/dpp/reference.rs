@@ -26,16 +26,6 @@ pub(crate) fn execute(
     zero_times_anything: bool,
     scratch: &mut Scratch,
 ) -> Result<(), FaultKind> {
-    execute_with(group, plan, consts, zero_times_anything, scratch)
-}
-
-fn execute_with(
-    group: &mut Group,
-    plan: &AluPlan,
-    consts: &[[f32; 4]],
-    zero_times_anything: bool,
-    scratch: &mut Scratch,
-) -> Result<(), FaultKind> {
     let Scratch {
         srcp,
         rgb_in,
