@@ -500,3 +500,21 @@ fn every_rule_has_a_section_and_name() {
         assert!(!rule.name().contains(' '));
     }
 }
+
+/// Every rule has its broken program: a test here named after the rule
+/// (`Rule::name` in snake case), or — for the rules about ELF images — a
+/// check in `elf_roundtrip.rs`.
+#[test]
+fn every_rule_has_a_broken_program() {
+    let here = include_str!("validate_rules.rs");
+    let elf = include_str!("elf_roundtrip.rs");
+    for rule in Rule::ALL {
+        let test = format!("fn {}() {{", rule.name().replace('-', "_"));
+        let in_elf = format!("Rule::{rule:?}");
+        assert!(
+            here.contains(&test) || elf.contains(&in_elf),
+            "no broken program for rule {}",
+            rule.name()
+        );
+    }
+}
