@@ -337,6 +337,43 @@ fn uniform_loop_bounds_beyond_the_counter_are_not_truncated() {
     assert_ne!(run.code, Some(1), "{run:#?}");
 }
 
+/// `discard` keeps the scatter writes already made (spec §4): the device
+/// applies a killed element's uncached writes made before the kill.
+#[test]
+fn scatter_writes_before_discard_stay() {
+    let w = Work::new();
+    let k = w.file(
+        "scatter.ck",
+        "kernel k(x: In<f32>, y: In<f32>, s: Scatter<f32>) {
+    s[index() * 2.0] = x;
+    if y > 0.5 {
+        discard;
+    }
+}
+",
+    );
+    w.ctmc(&[
+        &k,
+        "--simulate",
+        "--check",
+        "--domain",
+        "8x8",
+        "--input",
+        "x=seq",
+        "--output",
+        "s=s.npy",
+    ])
+    .expect(0);
+    // Every element (i, j) with 2i < 8 and 2j < 8 wrote x = 8j + i at
+    // (2i, 2j), whether it then discarded or not.
+    let s = f32s(&read_npy(&w.path("s.npy")));
+    for j in 0..4 {
+        for i in 0..4 {
+            assert_eq!(s[16 * j + 2 * i], (8 * j + i) as f32, "({i}, {j})");
+        }
+    }
+}
+
 #[test]
 fn a_runaway_program_is_a_runtime_fault() {
     let w = Work::new();
