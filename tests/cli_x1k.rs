@@ -536,6 +536,46 @@ fn emit_stats_has_the_static_metrics() {
     assert!(run.last_json()["tex"].as_u64().unwrap() >= 4);
 }
 
+/// `--stats` in text: what spec §9 lists — cycles in total and per
+/// element, instructions by kind, ALU slot utilisation, stalls by cause,
+/// registers, batches (the X1K's threads) in flight, memory traffic (the
+/// X1K has no clauses).
+#[test]
+fn stats_text_has_the_spec_items() {
+    let w = Work::new();
+    let run = w.ctmc(&[
+        &example("mandelbrot"),
+        "--simulate",
+        "--stats",
+        "--domain",
+        "16x8",
+        "--uniform",
+        "scale=0.05",
+    ]);
+    run.expect(0).stdout_has("statistics: `mandelbrot` on x1k");
+    let text = &run.stdout;
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("no `{key}` line in:\n{text}"))
+    };
+    assert!(line("cycles").contains("per element"), "{text}");
+    for key in ["alu", "out", "tex", "fc"] {
+        line(key);
+    }
+    line("instructions by kind");
+    assert!(line("ALU slot use").ends_with('%'), "{text}");
+    line("registers");
+    line("stall cycles");
+    for cause in ["semaphore", "alu_wait", "flow_control"] {
+        line(cause);
+    }
+    line("batches in flight");
+    line("memory");
+    line("texture bytes");
+    line("output bytes");
+}
+
 #[test]
 fn stats_json_keys_and_ranges() {
     let w = Work::new();
