@@ -19,17 +19,25 @@ use super::opcodes::CfAddr;
 use super::operand::{AluSrc, AluSrcSel, Gpr};
 use super::program::{Clause, FETCH_QWORDS, Program};
 
-fn flags(out: &mut String, f: CfFlags) {
-    for (on, name) in [
-        (f.end_of_program, "eop"),
-        (f.valid_pixel_mode, "vpm"),
-        (f.whole_quad_mode, "wqm"),
-        (f.barrier, "barrier"),
-    ] {
+/// Append ` name` for each set flag.
+fn flag_words(out: &mut String, flags: &[(bool, &str)]) {
+    for &(on, name) in flags {
         if on {
             let _ = write!(out, " {name}");
         }
     }
+}
+
+fn flags(out: &mut String, f: CfFlags) {
+    flag_words(
+        out,
+        &[
+            (f.end_of_program, "eop"),
+            (f.valid_pixel_mode, "vpm"),
+            (f.whole_quad_mode, "wqm"),
+            (f.barrier, "barrier"),
+        ],
+    );
 }
 
 /// `R5`, or `R5[aL]` if aL-relative (fetch and export operands).
@@ -84,15 +92,14 @@ pub fn format_cf(inst: &CfInst) -> String {
                     let _ = write!(out, " kc{set}({},cb{},line{})", k.mode, k.bank, k.line);
                 }
             }
-            if a.alt_const {
-                out.push_str(" alt_const");
-            }
-            if a.whole_quad_mode {
-                out.push_str(" wqm");
-            }
-            if a.barrier {
-                out.push_str(" barrier");
-            }
+            flag_words(
+                &mut out,
+                &[
+                    (a.alt_const, "alt_const"),
+                    (a.whole_quad_mode, "wqm"),
+                    (a.barrier, "barrier"),
+                ],
+            );
         }
         CfInst::Export(e) => {
             let _ = write!(
@@ -275,15 +282,14 @@ pub fn format_tex(inst: &TexInst) -> String {
     if inst.lod_bias.raw() != 0 {
         let _ = write!(out, " lod_bias:{}", inst.lod_bias.value());
     }
-    for (on, name) in [
-        (inst.fetch_whole_quad, "fwq"),
-        (inst.bc_frac_mode, "bc_frac"),
-        (inst.alt_const, "alt_const"),
-    ] {
-        if on {
-            let _ = write!(out, " {name}");
-        }
-    }
+    flag_words(
+        &mut out,
+        &[
+            (inst.fetch_whole_quad, "fwq"),
+            (inst.bc_frac_mode, "bc_frac"),
+            (inst.alt_const, "alt_const"),
+        ],
+    );
     out
 }
 
@@ -313,16 +319,15 @@ fn format_vtx(inst: &VtxInst) -> String {
         let _ = write!(out, " offset:{}", inst.offset);
     }
     endian(&mut out, inst.endian_swap);
-    for (on, name) in [
-        (inst.const_buf_no_stride, "no_stride"),
-        (inst.mega_fetch, "mega"),
-        (inst.fetch_whole_quad, "fwq"),
-        (inst.alt_const, "alt_const"),
-    ] {
-        if on {
-            let _ = write!(out, " {name}");
-        }
-    }
+    flag_words(
+        &mut out,
+        &[
+            (inst.const_buf_no_stride, "no_stride"),
+            (inst.mega_fetch, "mega"),
+            (inst.fetch_whole_quad, "fwq"),
+            (inst.alt_const, "alt_const"),
+        ],
+    );
     out
 }
 
@@ -349,16 +354,15 @@ fn format_mem_rd(inst: &MemRdInst) -> String {
     }
     fetch_format(&mut out, &inst.format);
     endian(&mut out, inst.endian_swap);
-    for (on, name) in [
-        (inst.uncached, "uncached"),
-        (inst.indexed, "indexed"),
-        (inst.mega_fetch, "mega"),
-        (inst.fetch_whole_quad, "fwq"),
-    ] {
-        if on {
-            let _ = write!(out, " {name}");
-        }
-    }
+    flag_words(
+        &mut out,
+        &[
+            (inst.uncached, "uncached"),
+            (inst.indexed, "indexed"),
+            (inst.mega_fetch, "mega"),
+            (inst.fetch_whole_quad, "fwq"),
+        ],
+    );
     out
 }
 

@@ -18,7 +18,7 @@
 use super::alu::{AluDst, AluForm, AluInst, Op2Form, Op3Form};
 use super::cf::{CfAllocIo, CfAlu, CfExport, CfFlags, CfGeneral, CfInst, CfMem, Kcache};
 use super::encode::{GroupEnd, SRC0, SRC1, SRC2, SrcFields, VTX_INST_MEM};
-use super::enums::{Chan, Sel, UnknownCode};
+use super::enums::{Chan, UnknownCode};
 use super::fetch::{FetchFormat, MemRdInst, TexInst, VtxClauseInst, VtxDst, VtxInst};
 use super::fields::{
     AluWord0, AluWord1, AluWord1Op2, AluWord1Op3, CfAllocExportWord0, CfAllocExportWord1,
@@ -142,12 +142,15 @@ pub fn decode_cf(words: [u32; 2]) -> Result<CfInst, DecodeError> {
             w1,
             reserved::CF_ALLOC_EXPORT_WORD1_SWIZ,
         )?;
-        let swizzle = [
-            enum_field(w1, CfAllocExportWord1Swiz::SEL_X)?,
-            enum_field(w1, CfAllocExportWord1Swiz::SEL_Y)?,
-            enum_field(w1, CfAllocExportWord1Swiz::SEL_Z)?,
-            enum_field(w1, CfAllocExportWord1Swiz::SEL_W)?,
-        ];
+        let swizzle = enum4(
+            w1,
+            [
+                CfAllocExportWord1Swiz::SEL_X,
+                CfAllocExportWord1Swiz::SEL_Y,
+                CfAllocExportWord1Swiz::SEL_Z,
+                CfAllocExportWord1Swiz::SEL_W,
+            ],
+        )?;
         return Ok(CfInst::Export(CfExport {
             op,
             export_type: enum_field(w0, CfAllocExportWord0::TYPE)?,
@@ -301,7 +304,11 @@ fn check_padding(words: &[u32; 4]) -> Result<(), DecodeError> {
     }
 }
 
-fn sels<W>(raw: u32, fields: [Field<W>; 4]) -> Result<[Sel; 4], DecodeError> {
+/// Four enumerated fields (X, Y, Z, W selects or types) of one word.
+fn enum4<W, T>(raw: u32, fields: [Field<W>; 4]) -> Result<[T; 4], DecodeError>
+where
+    T: TryFrom<u32, Error = UnknownCode>,
+{
     let [x, y, z, w] = fields;
     Ok([
         enum_field(raw, x)?,
@@ -336,7 +343,7 @@ pub fn decode_tex(words: [u32; 4]) -> Result<TexInst, DecodeError> {
         alt_const: flag(w0, TexWord0::ALT_CONST),
         dst_gpr: Gpr::from_field(num(w1, TexWord1::DST_GPR)),
         dst_rel: flag(w1, TexWord1::DST_REL),
-        dst_sel: sels(
+        dst_sel: enum4(
             w1,
             [
                 TexWord1::DST_SEL_X,
@@ -346,24 +353,30 @@ pub fn decode_tex(words: [u32; 4]) -> Result<TexInst, DecodeError> {
             ],
         )?,
         lod_bias: LodBias::from_field(num(w1, TexWord1::LOD_BIAS)),
-        coord_type: [
-            enum_field(w1, TexWord1::COORD_TYPE_X)?,
-            enum_field(w1, TexWord1::COORD_TYPE_Y)?,
-            enum_field(w1, TexWord1::COORD_TYPE_Z)?,
-            enum_field(w1, TexWord1::COORD_TYPE_W)?,
-        ],
+        coord_type: enum4(
+            w1,
+            [
+                TexWord1::COORD_TYPE_X,
+                TexWord1::COORD_TYPE_Y,
+                TexWord1::COORD_TYPE_Z,
+                TexWord1::COORD_TYPE_W,
+            ],
+        )?,
         offset: [
             TexOffset::from_field(num(w2, TexWord2::OFFSET_X)),
             TexOffset::from_field(num(w2, TexWord2::OFFSET_Y)),
             TexOffset::from_field(num(w2, TexWord2::OFFSET_Z)),
         ],
         sampler_id: SamplerId::from_field(num(w2, TexWord2::SAMPLER_ID)),
-        src_sel: [
-            enum_field(w2, TexWord2::SRC_SEL_X)?,
-            enum_field(w2, TexWord2::SRC_SEL_Y)?,
-            enum_field(w2, TexWord2::SRC_SEL_Z)?,
-            enum_field(w2, TexWord2::SRC_SEL_W)?,
-        ],
+        src_sel: enum4(
+            w2,
+            [
+                TexWord2::SRC_SEL_X,
+                TexWord2::SRC_SEL_Y,
+                TexWord2::SRC_SEL_Z,
+                TexWord2::SRC_SEL_W,
+            ],
+        )?,
     })
 }
 
@@ -406,7 +419,7 @@ fn decode_vtx(w0: u32, w1: u32, w2: u32) -> Result<VtxInst, DecodeError> {
         src_rel: flag(w0, VtxWord0::SRC_REL),
         src_sel_x: Chan::from_index(num(w0, VtxWord0::SRC_SEL_X) as usize),
         mega_fetch_count: MegaFetchCount::from_field(num(w0, VtxWord0::MEGA_FETCH_COUNT)),
-        dst_sel: sels(
+        dst_sel: enum4(
             w1,
             [
                 VtxWord1::DST_SEL_X,
@@ -462,7 +475,7 @@ fn decode_mem_rd(w0: u32, w1: u32, w2: u32) -> Result<MemRdInst, DecodeError> {
         burst_count: BurstCount::from_field(num(w0, MemRdWord0::BURST_CNT)),
         dst_gpr: Gpr::from_field(num(w1, MemRdWord1::DST_GPR)),
         dst_rel: flag(w1, MemRdWord1::DST_REL),
-        dst_sel: sels(
+        dst_sel: enum4(
             w1,
             [
                 MemRdWord1::DST_SEL_X,

@@ -10,8 +10,6 @@
 //! Codes: `r700-digest.md` §2-§3 and the manual's chapter 10; the manual
 //! wins where they differ (`docs/isa-r700.md` §7).
 
-use std::fmt;
-
 /// A field held a code that names no value of its enumeration.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
 #[error("{value} is not a defined {enumeration} code")]
@@ -66,17 +64,20 @@ macro_rules! isa_enum {
         }
 
         impl TryFrom<u32> for $name {
-            type Error = UnknownCode;
-            fn try_from(value: u32) -> Result<Self, UnknownCode> {
+            type Error = $crate::isa::enums::UnknownCode;
+            fn try_from(value: u32) -> Result<Self, Self::Error> {
                 match value {
                     $( $code => Ok($name::$variant), )*
-                    _ => Err(UnknownCode { enumeration: stringify!($name), value }),
+                    _ => Err($crate::isa::enums::UnknownCode {
+                        enumeration: stringify!($name),
+                        value,
+                    }),
                 }
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.mnemonic())
             }
         }

@@ -9,9 +9,7 @@
 //! and `docs/isa-r700.md` §6. Unit classes: Tables 4.4-4.6 (digest §3.2),
 //! with the corrections recorded there.
 
-use std::fmt;
-
-use super::enums::{UnknownCode, isa_enum};
+use super::enums::isa_enum;
 
 isa_enum! {
     /// `CF_WORD1.CF_INST` of the general CF format (manual L7670-7704).
@@ -255,8 +253,8 @@ pub enum UnitClass {
     DoubleQuad,
 }
 
-/// Generates an ALU opcode enumeration whose rows also carry the unit
-/// class and the number of source operands.
+/// Generates an ALU opcode enumeration (through `isa_enum!`) whose rows
+/// also carry the unit class and the number of source operands.
 macro_rules! alu_ops {
     (
         $(#[$doc:meta])*
@@ -264,39 +262,14 @@ macro_rules! alu_ops {
             $( $(#[$vdoc:meta])* $variant:ident = $code:literal => $mnem:literal, $unit:ident, $srcs:literal ),* $(,)?
         }
     ) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum $name {
-            $( $(#[$vdoc])* $variant = $code, )*
+        isa_enum! {
+            $(#[$doc])*
+            pub enum $name {
+                $( $(#[$vdoc])* $variant = $code => $mnem, )*
+            }
         }
 
         impl $name {
-            /// Every defined value, in code order.
-            pub const ALL: &'static [$name] = &[$( $name::$variant, )*];
-            /// Number of defined values.
-            pub const COUNT: usize = Self::ALL.len();
-
-            /// The numeric code written to `ALU_INST`.
-            pub const fn code(self) -> u32 {
-                self as u32
-            }
-
-            /// The manual's mnemonic (without the `OP2_INST_`/`OP3_INST_` prefix).
-            pub const fn mnemonic(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $mnem, )*
-                }
-            }
-
-            /// Parse the mnemonic (exact).
-            pub fn from_mnemonic(text: &str) -> Option<Self> {
-                match text {
-                    $( $mnem => Some($name::$variant), )*
-                    _ => None,
-                }
-            }
-
             /// The units the opcode may run on.
             pub const fn unit_class(self) -> UnitClass {
                 match self {
@@ -309,22 +282,6 @@ macro_rules! alu_ops {
                 match self {
                     $( $name::$variant => $srcs, )*
                 }
-            }
-        }
-
-        impl TryFrom<u32> for $name {
-            type Error = UnknownCode;
-            fn try_from(value: u32) -> Result<Self, UnknownCode> {
-                match value {
-                    $( $code => Ok($name::$variant), )*
-                    _ => Err(UnknownCode { enumeration: stringify!($name), value }),
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.mnemonic())
             }
         }
     };
