@@ -162,3 +162,51 @@ fn a_domain_beyond_the_ctm_limit_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("4096"), "{err}");
 }
+
+/// A REP whose loop constant starts below zero (the code generator gives a
+/// `for k in -2..1` loop that never reads aL its start as is): the start is
+/// packed as 8-bit two's complement (`docs/abi-x1k.md` §3), not refused.
+#[test]
+fn a_negative_loop_start_is_packed_not_refused() {
+    let insts = parse_program(
+        "fc rep 3 int=i0 sem_wait
+         alu r1.r = mad(s0.rrr, s1.111, s1.rrr) ; _ ; s0=r1 s1=1.0
+         fc endrep 1 func=always jump_any int=i0 sem_wait
+         out o0.r = max(s0.rrr, s0.rrr) ; _ ; s0=r1 sem_wait",
+    )
+    .expect("assembles");
+    let program = Program {
+        insts,
+        us_config: 0,
+        us_pixsize: 1,
+        us_fc_ctrl: 1 << 31,
+        bindings: Bindings {
+            kernel: "count".into(),
+            outputs: vec![OutputBinding {
+                param: "r".into(),
+                output: 0,
+                format: "f32".into(),
+            }],
+            int_constants: vec![IntConstBinding {
+                int_constant: 0,
+                count: IntSource::Const(3),
+                init: IntSource::Const(-2),
+                step: 1,
+            }],
+            ..Bindings::default()
+        },
+    };
+    ctm_backend_x1k::validate::validate(&program).expect("valid");
+    let image = program_image(&program).expect("image");
+    let run = launch(
+        &program,
+        image,
+        &Launch {
+            domain: (4, 2),
+            values: HashMap::new(),
+        },
+        &DppOptions::default(),
+    )
+    .expect("launches");
+    assert_eq!(run.outputs[0].1.as_f32().expect("f32"), [3.0; 8]);
+}

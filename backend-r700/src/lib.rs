@@ -1,6 +1,10 @@
 //! `ctm-backend-r700`: the R700 (Radeon HD 4000, VLIW5) backend.
 //!
-//! It will own the R700 microcode formats (encode, decode, disassemble),
-//! instruction selection, bundle scheduling with bank swizzles, register
-//! allocation, clause formation, the hardware validator and the ELF image.
-//! See `docs/architecture.md`.
+//! It owns the R700 instruction set ([`isa`]: one definition of every
+//! microcode field, used by the encoder, decoder and disassembler, and by
+//! the simulator), and will own instruction selection, bundle scheduling
+//! with bank swizzles, register allocation, clause formation, the hardware
+//! validator and the ELF image. See `docs/architecture.md` and
+//! `docs/isa-r700.md`.
+
+pub mod isa;

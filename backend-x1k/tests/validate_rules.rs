@@ -454,9 +454,67 @@ fn relative_outside_loop() {
 }
 
 #[test]
+fn analysis_limit() {
+    // Three levels of subroutines, each called from 64 sites: 64³ call
+    // contexts of the innermost one, more (slot, call stack) states than
+    // the flow analysis explores. Each part is well formed on its own.
+    const SITES: usize = 64;
+    let call = |target: usize| {
+        format!("fc jump {target} func=always jump_any a_op=push b_op1=incr sem_wait")
+    };
+    let ret = "fc jump 0 func=always a_op=pop b_op1=decr b_pop_cnt=1 sem_wait";
+    let s1 = SITES + 1;
+    let s2 = s1 + SITES + 1;
+    let s3 = s2 + SITES + 1;
+    let end = s3 + 1;
+    let mut lines: Vec<String> = (0..SITES).map(|_| call(s1)).collect();
+    lines.push(format!("fc jump {end} func=always sem_wait"));
+    lines.extend((0..SITES).map(|_| call(s2)));
+    lines.push(ret.to_string());
+    lines.extend((0..SITES).map(|_| call(s3)));
+    lines.push(ret.to_string());
+    lines.push(ret.to_string());
+    lines.push(END.to_string());
+    assert_eq!(lines.len(), end + 1);
+    let p = full(&lines.join("\n"));
+    assert_only(&p, Rule::AnalysisLimit, None);
+    // With fewer call sites the same shape is valid.
+    let small = SITES / 8;
+    let (s1, s2, s3) = (small + 1, 2 * small + 2, 3 * small + 3);
+    let end = s3 + 1;
+    let mut lines: Vec<String> = (0..small).map(|_| call(s1)).collect();
+    lines.push(format!("fc jump {end} func=always sem_wait"));
+    lines.extend((0..small).map(|_| call(s2)));
+    lines.push(ret.to_string());
+    lines.extend((0..small).map(|_| call(s3)));
+    lines.push(ret.to_string());
+    lines.push(ret.to_string());
+    lines.push(END.to_string());
+    validate_common::assert_valid(&full(&lines.join("\n")));
+}
+
+#[test]
 fn every_rule_has_a_section_and_name() {
     for rule in Rule::ALL {
         assert!(!rule.section().is_empty());
         assert!(!rule.name().contains(' '));
+    }
+}
+
+/// Every rule has its broken program: a test here named after the rule
+/// (`Rule::name` in snake case), or — for the rules about ELF images — a
+/// check in `elf_roundtrip.rs`.
+#[test]
+fn every_rule_has_a_broken_program() {
+    let here = include_str!("validate_rules.rs");
+    let elf = include_str!("elf_roundtrip.rs");
+    for rule in Rule::ALL {
+        let test = format!("fn {}() {{", rule.name().replace('-', "_"));
+        let in_elf = format!("Rule::{rule:?}");
+        assert!(
+            here.contains(&test) || elf.contains(&in_elf),
+            "no broken program for rule {}",
+            rule.name()
+        );
     }
 }

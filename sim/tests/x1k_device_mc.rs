@@ -370,6 +370,47 @@ fn umrt_writes_go_to_output_0_channel_0() {
     assert_eq!(dev.stats().clipped_writes, 2);
 }
 
+#[test]
+fn umrt_writes_before_a_kill_stay() {
+    // Element (i, 0) wrote 10 + i at (i, 1) before (odd i) being killed:
+    // the uncached writes stay, the render-target write does not.
+    let mut dev = device(FnArray::new(|_, i, j, _| ElementResult {
+        i,
+        j,
+        killed: i % 2 == 1,
+        umrt: [UmrtWrite {
+            target: 0,
+            x: i as f32,
+            y: 1.0,
+            value: 10.0 + i as f32,
+        }]
+        .into_iter()
+        .collect(),
+        targets: [
+            Some(TargetWrite {
+                value: [7.0; 4],
+                mask: 0xF,
+            }),
+            None,
+            None,
+            None,
+        ],
+        ..Default::default()
+    }));
+    let img = umrt_image();
+    dev.load_program(&img);
+    let out = surface(OUT_A, 8, Tiling::Linear, DataFormat::Float32_1, 4);
+    set_out(&mut dev, 0, out);
+    run(&mut dev, 4, 1).unwrap();
+    dev.execute(&Command::Flush(FlushTarget::Output)).unwrap();
+    let got = read_texels(dev.memory(), &out, 4, 4).unwrap();
+    let row1: Vec<f32> = got[4..8].iter().map(|t| t[0]).collect();
+    assert_eq!(row1, [10.0, 11.0, 12.0, 13.0]);
+    assert_eq!(got.iter().filter(|t| t[0] != 0.0).count(), 4);
+    assert_eq!(dev.stats().umrt_writes, 4);
+    assert_eq!(dev.stats().elements_killed, 2);
+}
+
 // ---- the cache model ----
 
 #[test]

@@ -356,6 +356,218 @@ fn subroutine_after_end() {
     assert_eq!(target(&run.results[0], 0)[0], 6.0);
 }
 
+/// CTM §3.5.3 `JUMP_FUNC`: a 2×2×2 table, where bit (4 · alu_result +
+/// 2 · predicate + boolean) set means jump. Every one of the 256 values
+/// against all eight conditions, each element alone; then groups of the
+/// four (alu, predicate) pairs, where `JUMP_ANY` = 0 jumps only if every
+/// processor wants to and `JUMP_ANY` = 1 if any does. Element k reads
+/// texel k = (−1 if k & 1 else 1, −1 if k & 2 else 1): predicate =
+/// (k & 1 ≠ 0), ALU result = (k & 2 ≠ 0).
+#[test]
+fn jump_func_is_the_manuals_truth_table() {
+    let mut mem = TableMemory::default();
+    let texels = (0..4u32)
+        .map(|k| {
+            let sign = |bit: u32| if k & bit != 0 { -1.0 } else { 1.0 };
+            [sign(1), sign(2), 0.0, 1.0]
+        })
+        .collect();
+    mem.set_input(0, 4, 1, texels);
+    let wants = |func: u32, k: u32, b: bool| {
+        let (pred, alu) = (k & 1 != 0, k & 2 != 0);
+        let bit = 4 * u32::from(alu) + 2 * u32::from(pred) + u32::from(b);
+        func >> bit & 1 == 1
+    };
+    // Stayed: r2.r = 1; jumped over that: 0.
+    let body = |func: u32, any: &str| {
+        format!(
+            "tex r1.rgba = ld(t0, r0.rgaa) acquire sem_wait unscaled
+             alu p.r<0 = mad(s0.rrr, s1.111, s1.000) ; _ ; s0=r1 s1=1.0 sem_wait
+             alu _ = mad(s0.ggg, s1.111, s1.000) ; _ ; s0=r1 s1=1.0 alu_result=r<0
+             fc jump 5 func={func:#04x} pred=p.rrrr bool=b0 {any} alu_wait
+             alu r2.r = max(s0.rrr, s0.rrr) ; _ ; s0=1.0
+             out o0.r = max(s0.rrr, s0.rrr) ; _ ; s0=r2 sem_wait"
+        )
+    };
+    let all: Vec<(u32, u32)> = (0..4).map(|k| (k, 0)).collect();
+    for func in 0..=255u32 {
+        for any in ["", "jump_any"] {
+            let prog = program(&body(func, any), Mode::Partial);
+            for b in [false, true] {
+                mem.bool_constants = u32::from(b);
+                let jumped = |r: &ctm_sim::x1k::interface::ElementResult| target(r, 0)[0] == 0.0;
+                // One element per run: it decides alone.
+                for k in 0..4 {
+                    let r = run(&prog, &[(k, 0)], &mem).unwrap();
+                    assert_eq!(
+                        jumped(&r.results[0]),
+                        wants(func, k, b),
+                        "func {func:#04x} element {k} b {b}"
+                    );
+                }
+                // The four together: universal or existential.
+                let r = run(&prog, &all, &mem).unwrap();
+                let group = if any.is_empty() {
+                    (0..4).all(|k| wants(func, k, b))
+                } else {
+                    (0..4).any(|k| wants(func, k, b))
+                };
+                for (k, e) in r.results.iter().enumerate() {
+                    assert_eq!(
+                        jumped(e),
+                        group,
+                        "func {func:#04x} {any} group, element {k}"
+                    );
+                }
+            }
+        }
+    }
+    // The common values the manual names, read off the same table.
+    // (value, jump given (alu_result, predicate, boolean)).
+    type Rule = fn(bool, bool, bool) -> bool;
+    let named: [(u32, Rule); 8] = [
+        (0x00, |_, _, _| false),
+        (0x0f, |alu, _, _| !alu),
+        (0x33, |_, p, _| !p),
+        (0x55, |_, _, b| !b),
+        (0xaa, |_, _, b| b),
+        (0xcc, |_, p, _| p),
+        (0xf0, |alu, _, _| alu),
+        (0xff, |_, _, _| true),
+    ];
+    for (func, rule) in named {
+        for k in 0..4 {
+            for b in [false, true] {
+                assert_eq!(
+                    wants(func, k, b),
+                    rule(k & 2 != 0, k & 1 != 0, b),
+                    "{func:#04x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn if_without_else_on_predicate_and_boolean() {
+    // CTM §3.5.4 rows IF p (0x33, B_OP0 INCR, to ENDIF+1) / ENDIF (0x00,
+    // JUMP_ANY, B_OP0 DECR 1): r1 = 10 where i < 3.
+    let text = format!(
+        "{}
+         fc jump 4 func=!p pred=p.rrrr b_op0=incr alu_wait
+         {}
+         fc jump 0 func=never jump_any b_op0=decr b_pop_cnt=1
+         {}",
+        pred_i_less("3.0"),
+        set_r1("10.0"),
+        out_r1()
+    );
+    let got = red_per_element(&text, Mode::Partial, &TableMemory::default(), 0..9);
+    let want: Vec<f32> = (0..9).map(|i| if i < 3 { 10.0 } else { 0.0 }).collect();
+    assert_eq!(got, want);
+    // IF b (0x55, to ENDIF) / ENDIF: no ENDIF instruction.
+    let text = format!(
+        "fc jump 2 func=!b bool=b7\n{}\n{}",
+        set_r1("10.0"),
+        out_r1()
+    );
+    let mut mem = TableMemory::default();
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 0..3),
+        vec![0.0; 3]
+    );
+    mem.bool_constants = 1 << 7;
+    assert_eq!(
+        red_per_element(&text, Mode::Partial, &mem, 0..3),
+        vec![10.0; 3]
+    );
+}
+
+#[test]
+fn break_on_alu_result_and_boolean() {
+    // BREAK c (0xf0, B_OP1 DECR 0, to END+1): REP (6) { r1 += 1; BREAK c if
+    // r1 >= i } → clamp(i, 1, 6).
+    let text = format!(
+        "fc rep 4 int=i0
+         {INC_R1}
+         alu _ = mad(s0.rrr, s1.111, -s2.rrr) ; _ ; s0=r1 s1=1.0 s2=r0 alu_result=r>=0
+         fc breakrep 5 func=alu b_op1=decr alu_wait
+         fc endrep 1 func=always jump_any int=i0
+         {}",
+        out_r1()
+    );
+    let mut mem = TableMemory::default();
+    mem.set_loop(0, 6, 0, 0);
+    let got = red_per_element(&text, Mode::Full, &mem, 0..10);
+    let want: Vec<f32> = (0..10).map(|i: u32| i.clamp(1, 6) as f32).collect();
+    assert_eq!(got, want);
+    // BREAK b (0xaa): the first iteration leaves the loop when b2 is set.
+    let text = format!(
+        "fc rep 4 int=i0
+         {INC_R1}
+         fc breakrep 4 func=b bool=b2 b_op1=decr
+         fc endrep 1 func=always jump_any int=i0
+         {}",
+        out_r1()
+    );
+    assert_eq!(red_per_element(&text, Mode::Full, &mem, 0..3), vec![6.0; 3]);
+    mem.bool_constants = 1 << 2;
+    assert_eq!(red_per_element(&text, Mode::Full, &mem, 0..3), vec![1.0; 3]);
+}
+
+#[test]
+fn unconditional_continue_inside_if() {
+    // CONTINUE (0xff, B_OP1 DECR n = 1, to END) inside IF c (i < r2):
+    // REP (6) { r2 += 1; IF c (i − r2 < 0) { CONTINUE } ENDIF; r1 += 1 }
+    // → r1 = min(i, 6).
+    let text = format!(
+        "fc rep 7 int=i1
+         alu r2.rgb = mad(s0.rgb, s1.111, s1.rrr) ; _ ; s0=r2 s1=1.0
+         alu _ = mad(s0.rrr, s1.111, -s2.rrr) ; _ ; s0=r0 s1=1.0 s2=r2 alu_result=r<0
+         fc jump 6 func=!alu b_op0=incr alu_wait
+         fc continue 7 func=always b_op1=decr b_pop_cnt=1
+         fc jump 0 func=never jump_any b_op0=decr b_pop_cnt=1
+         {INC_R1}
+         fc endrep 1 func=always jump_any int=i1
+         {}",
+        out_r1()
+    );
+    let mut mem = TableMemory::default();
+    mem.set_loop(1, 6, 0, 0);
+    let got = red_per_element(&text, Mode::Full, &mem, 0..9);
+    let want: Vec<f32> = (0..9).map(|i: u32| i.min(6) as f32).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn call_on_alu_result_and_boolean() {
+    // CALL c (0xf0) and CALL b (0xaa): JUMP_ANY, A_OP PUSH, B_OP1 INCR; the
+    // subroutine doubles r1 and RETURNs (0xff, A_OP POP, B_OP1 DECR 1).
+    // r1 = 1 · (2 if i >= 2) · (2 if b1).
+    let text = format!(
+        "{}
+         alu _ = mad(s0.rrr, s1.111, -s1.rrr) ; _ ; s0=r0 s1=2.0 alu_result=r>=0
+         fc jump 5 func=alu jump_any a_op=push b_op1=incr alu_wait
+         fc jump 5 func=b bool=b1 jump_any a_op=push b_op1=incr
+         fc jump 7 func=always
+         alu r1.rgb = mad(s0.rgb, s1.111, s0.rgb) ; _ ; s0=r1 s1=1.0
+         fc jump 0 func=always a_op=pop b_op1=decr b_pop_cnt=1
+         {}",
+        set_r1("1.0"),
+        out_r1()
+    );
+    let mut mem = TableMemory::default();
+    for b in [false, true] {
+        mem.bool_constants = u32::from(b) << 1;
+        let got = red_per_element(&text, Mode::Full, &mem, 0..6);
+        let twice = if b { 2.0 } else { 1.0 };
+        let want: Vec<f32> = (0..6)
+            .map(|i| if i >= 2 { 2.0 * twice } else { twice })
+            .collect();
+        assert_eq!(got, want, "b1 = {b}");
+    }
+}
+
 fn fault_of(text: &str, mode: Mode, mem: &TableMemory) -> (u16, FaultKind) {
     let prog = program(text, mode);
     let elements: Vec<(u32, u32)> = (0..8).map(|i| (i, 0)).collect();

@@ -199,8 +199,11 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
     for ic in &b.int_constants {
         let count = int_source(launch, &ic.count)?;
         let init = int_source(launch, &ic.init)?;
+        // The start is 8 bits, two's complement like the step
+        // (docs/abi-x1k.md §3): a REP never reads it, and a LOOP whose
+        // aL addresses constants starts where the code generator put it.
         if !(0..=255).contains(&count)
-            || !(0..=255).contains(&init)
+            || !(-128..=255).contains(&init)
             || !(-128..=127).contains(&ic.step)
         {
             return Err(LaunchError::Bindings(format!(
@@ -208,7 +211,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
                 ic.step
             )));
         }
-        let word = count as u32 | (init as u32) << 8 | ((ic.step as i8 as u8) as u32) << 16;
+        let word = count as u32 | u32::from(init as u8) << 8 | u32::from(ic.step as i8 as u8) << 16;
         let k = ic.int_constant as usize;
         if ints.len() <= k {
             ints.resize(k + 1, 0);

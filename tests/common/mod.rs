@@ -125,6 +125,27 @@ pub fn write_npy(path: &Path, shape: &[usize], data: ctm::io::NpyData) {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// The names of the examples, `examples/NAME.ck`, sorted.
+pub fn example_names() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("examples/")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "ck").then(|| path.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no examples in {}", dir.display());
+    names
+}
+
+/// The source of `examples/NAME.ck`.
+pub fn example_source(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.ck"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// `r = a * x + y`.
 pub const SAXPY: &str =
     "kernel saxpy(a: f32, x: In<f32>, y: In<f32>, r: Out<f32>) {\n    r = a * x + y;\n}\n";

@@ -1,6 +1,8 @@
 //! Helpers shared by the parser's integration tests (`parse_*.rs`).
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use ctm_frontend::ast::*;
 use ctm_frontend::span::Span;
 use ctm_frontend::{Code, Diagnostic, parser, print};

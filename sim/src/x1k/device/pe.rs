@@ -520,9 +520,11 @@ impl<A: ProcessorArray> Device<A> {
         info: &ProgramInfo,
     ) -> Result<(), ExecError> {
         if result.killed {
-            // A killed element writes nothing (docs/ctm-device.md §6).
+            // A killed element writes no render target and no conditional
+            // value, and the CO is not consulted; the uncached writes it
+            // made before the kill have happened (docs/ctm-device.md §6).
             self.stats.elements_killed += 1;
-            return Ok(());
+            return self.apply_umrt(result);
         }
         if self.co.location == CondLocation::Dpp {
             // The value comes from the program (W_OMASK, FG_DEPTH_SRC bit 0)
@@ -553,6 +555,12 @@ impl<A: ProcessorArray> Device<A> {
                 }
             }
         }
+        self.apply_umrt(result)
+    }
+
+    /// Apply one element's uncached (UMRT) writes, in the order it made
+    /// them (CTM §3.3.8).
+    fn apply_umrt(&mut self, result: &ElementResult) -> Result<(), ExecError> {
         for umrt in &result.umrt {
             // §3.3.8: G, B = (X, Y), R = the value. Written to output 0,
             // channel 0 (docs/ctm-device.md §6). Coordinates truncate toward
