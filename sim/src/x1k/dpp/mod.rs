@@ -20,11 +20,15 @@
 //!
 //! [`Dpp`] is the same behind the device's `ProcessorArray` trait.
 //!
-//! Module map: [`mod@array`] (the device adapter), [`fault`] (errors and hazards), `prepare` (decode-once),
-//! `state` (group state), `sources` (operands), `fp` and `transcendental`
-//! (floating-point rules), `alu`, `flow`, `tex` (the three instruction
-//! kinds), `group` (the instruction loop), `timing` (per-batch recording),
-//! [`cycle`] (the machine model), [`stats`].
+//! Module map: [`mod@array`] (the device adapter), [`fault`] (errors and
+//! hazards), `prepare` (decode-once), `state` (group state), `fp` and
+//! `transcendental` (floating-point rules), `alu`, `flow`, `tex` (the three
+//! instruction kinds), `group` (the instruction loop), `timing` (per-batch
+//! recording), [`cycle`] (the machine model), [`stats`]. ALU instructions
+//! run on one of two engines ([`Engine`]) with the same results: the fast
+//! one in `alu` with `operands` (operands bound once), `lanes` (vectorised
+//! kernels) and `writes`; the reference one in `reference` with `sources`
+//! (operands channel by channel, scalar rules per lane).
 
 mod alu;
 pub mod array;
