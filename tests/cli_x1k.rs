@@ -980,3 +980,28 @@ fn codegen_limits_are_diagnostics() {
     }
     assert!(!w.path("long.x1k.elf").exists());
 }
+
+#[test]
+fn texture_traffic_counts_each_inputs_format() {
+    // saxpy reads two f32 streams (4 bytes a texel); grayscale one
+    // unorm8x4 image (4 bytes); transform reads vec4 (16 bytes).
+    let w = Work::new();
+    for (name, bytes_per_texel) in [("saxpy", 4), ("grayscale", 4), ("transform", 16)] {
+        let run = w.ctmc(&[
+            &example(name),
+            "--simulate",
+            "--stats=json",
+            "--domain",
+            "32x8",
+        ]);
+        run.expect(0);
+        let v = run.last_json();
+        let texels = v["texture"]["texels"].as_u64().unwrap();
+        assert!(texels > 0, "{name}: {v}");
+        assert_eq!(
+            v["memory"]["texture_bytes"].as_u64().unwrap(),
+            texels * bytes_per_texel,
+            "{name}: {v}"
+        );
+    }
+}

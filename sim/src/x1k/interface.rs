@@ -37,6 +37,15 @@ pub trait DppMemory: Sync {
         self.read_input(input, x, y)
     }
 
+    /// Bytes one texel of input `input` occupies in memory (its data
+    /// format's element size), for the memory-traffic statistics. The
+    /// default, for inputs without a format (bare runs), is 16: four f32
+    /// channels.
+    fn texel_bytes(&self, input: u8) -> u32 {
+        let _ = input;
+        16
+    }
+
     /// Float constant `index` (0..256).
     fn float_constant(&self, index: u8) -> [f32; 4];
 

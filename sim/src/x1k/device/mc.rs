@@ -555,6 +555,12 @@ impl DppMemory for McView<'_> {
             })
     }
 
+    fn texel_bytes(&self, input: u8) -> u32 {
+        InputId::new(input)
+            .and_then(|id| self.mc.surface(Client::Input(id)))
+            .map_or(16, |s| s.format.format.bytes_per_element())
+    }
+
     fn float_constant(&self, index: u8) -> [f32; 4] {
         self.constant(ConstKind::Float, u32::from(index))
             .map_or([0.0; 4], |(f, b)| f.decode(&b))

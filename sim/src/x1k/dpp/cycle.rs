@@ -47,8 +47,6 @@ pub struct CycleModel {
     pub umrt_per_processor_factor: u64,
     /// Memory bandwidth (bytes per core clock).
     pub memory_bytes_per_cycle: f64,
-    /// Bytes read per texel fetched.
-    pub texel_bytes: u64,
     /// Bytes written per output channel.
     pub output_channel_bytes: u64,
 }
@@ -68,7 +66,6 @@ impl Default for CycleModel {
             umrt_per_processor_factor: 4,
             // 49.6 GB/s at 650 MHz.
             memory_bytes_per_cycle: 49.6e9 / 650e6,
-            texel_bytes: 16,
             output_channel_bytes: 4,
         }
     }

@@ -68,7 +68,7 @@ pub struct TextureStats {
     pub kills: u64,
 }
 
-/// Memory traffic (estimates: `texel_bytes` per texel, no cache).
+/// Memory traffic (estimates: each texel's bytes by its input's data format, no cache).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct MemoryTraffic {
     /// Bytes read by lookups.
@@ -178,7 +178,7 @@ impl DppStats {
         } = input;
         let (elements, killed, output_channels) =
             (input.elements, input.killed, input.output_channels);
-        let texture_bytes = c.texels_fetched * model.texel_bytes;
+        let texture_bytes = c.texel_bytes;
         let output_bytes = output_channels * model.output_channel_bytes;
         let umrt_bytes = c.umrt_writes * 4;
         let total_bytes = texture_bytes + output_bytes + umrt_bytes;

@@ -225,6 +225,7 @@ pub(crate) fn execute(
             }
             let fetching = u64::from(lanes.count_ones());
             group.profile.counters.texels_fetched += fetching;
+            group.profile.counters.texel_bytes += fetching * u64::from(memory.texel_bytes(id));
             group.profile.fetch(fetching.div_ceil(costs.tmus));
         }
     }

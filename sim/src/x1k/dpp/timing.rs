@@ -79,6 +79,8 @@ pub struct Counters {
     pub tex_unit_cycles: u64,
     /// Texels fetched (lookups × participating processors).
     pub texels_fetched: u64,
+    /// Bytes of the texels fetched (by each input's data format).
+    pub texel_bytes: u64,
     /// Processors killed by TEX KILL.
     pub killed: u64,
     /// Uncached (UMRT) writes.
@@ -114,6 +116,7 @@ impl Counters {
         self.fc_cycles += other.fc_cycles;
         self.tex_unit_cycles += other.tex_unit_cycles;
         self.texels_fetched += other.texels_fetched;
+        self.texel_bytes += other.texel_bytes;
         self.killed += other.killed;
         self.umrt_writes += other.umrt_writes;
         self.semaphore_waits += other.semaphore_waits;
