@@ -124,7 +124,8 @@ pub struct IntConstBinding {
     pub int_constant: u8,
     /// Iteration count (0..=255).
     pub count: IntSource,
-    /// Initial aL (0..=255).
+    /// Initial aL, packed into 8 bits (the driver accepts -128..=255 and
+    /// stores the low byte; REP loops never read it).
     pub init: IntSource,
     /// aL step (-128..=127).
     pub step: i32,
