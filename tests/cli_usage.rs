@@ -1,6 +1,6 @@
 //! `ctmc` usage and I/O errors that need no front end: help, missing
 //! files, malformed command lines, and the `disasm`/`run` forms (whose
-//! r700 backend is not built yet).
+//! r700 backend is not built yet; only its disassembler is).
 
 mod common;
 use common::Work;
@@ -92,9 +92,11 @@ fn disasm_errors() {
     w.ctmc(&["disasm", &bin, "--target", "x1k"])
         .expect(2)
         .stderr_has("24 bytes");
-    w.ctmc(&["disasm", &bin, "--target", "r700"])
+    // 12 bytes are words, but not whole 8-byte R700 CF instructions.
+    let twelve = w.file("twelve.bin", [0u8; 12]);
+    w.ctmc(&["disasm", &twelve, "--target", "r700"])
         .expect(2)
-        .stderr_has("the r700 backend is not built yet");
+        .stderr_has("is not a valid r700 program");
     let elf = w.file("prog.elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0");
     w.ctmc(&["disasm", &elf])
         .expect(2)
@@ -230,4 +232,34 @@ fn a_file_named_like_a_form_is_given_with_a_path() {
     w.ctmc(&["./run"])
         .expect(2)
         .stderr_has("cannot read `./run`");
+}
+
+#[test]
+fn disasm_reads_raw_r700_programs() {
+    // llc -march=r600 -mcpu=rv770: an ALU clause with a literal, then an
+    // export (backend-r700/tests/fixtures/llvm/alu_literal.*).
+    let words: [u32; 14] = [
+        0x0000_0004,
+        0xa008_0000,
+        0xc000_8000,
+        0x9420_0688,
+        0x0000_0000,
+        0x8020_0000,
+        0,
+        0,
+        0x8080_0001,
+        0x6000_0010,
+        0x801f_acfe,
+        0x4020_0110,
+        0x4060_0000,
+        0,
+    ];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let w = Work::new();
+    let bin = w.file("alu_literal.bin", bytes);
+    w.ctmc(&["disasm", &bin, "--target", "r700"])
+        .expect(0)
+        .stdout_has("EXPORT_DONE PIXEL0 R1.xyzw")
+        .stdout_has("MUL_IEEE R1.z, PV.w, L.x")
+        .stdout_has("0x40600000 (3.5f)");
 }

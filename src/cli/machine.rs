@@ -2,7 +2,8 @@
 //! not necessarily compile.
 //!
 //! - `disasm FILE.elf` takes the target from `e_machine` (122: x1k);
-//!   `disasm FILE.bin --target x1k` reads raw 24-byte slots.
+//!   `disasm FILE.bin --target x1k` reads raw 24-byte slots, `--target
+//!   r700` a raw R700 program (CF program, then its clauses).
 //! - `run FILE.elf [--simulate] [options]` launches an ELF with ctm's
 //!   `"ctm"` bindings note on the simulated device, binding data by the
 //!   parameter names the note gives.
@@ -151,7 +152,14 @@ pub fn disasm(cli: &DisasmCli, console: &mut Console) -> Exit {
         };
         check_raw_words(console, &cli.file, &bytes)?;
         if target == Target::R700 {
-            return Ok(not_built(console, Missing::Backend(target)));
+            let program = ctm_backend_r700::isa::program::decode_program(&bytes).map_err(|e| {
+                usage(
+                    console,
+                    format!("`{}` is not a valid r700 program: {e}", cli.file.display()),
+                )
+            })?;
+            console.out_text(&ctm_backend_r700::isa::asm::format_program(&program));
+            return Ok(Exit::Success);
         }
         let listing = ctm_backend_x1k::elf::listing::listing_bin(&bytes).map_err(|e| {
             usage(
