@@ -298,62 +298,204 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
 ///
 /// Spans outside the text are clamped, so rendering never panics.
 pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: bool) -> String {
-    use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
-    let mut out = Vec::new();
-    let len = source.len();
-    let clamp = |s: Span| {
-        let mut start = (s.start as usize).min(len);
-        let mut end = (s.end as usize).clamp(start, len);
-        while start > 0 && !source.is_char_boundary(start) {
-            start -= 1;
-        }
-        while end < len && !source.is_char_boundary(end) {
-            end += 1;
-        }
-        start..end
-    };
-    let mut cache = (file_name.to_string(), Source::from(source));
+    let mut text = String::new();
     for d in diags {
-        let (word, tint) = match d.severity() {
-            Severity::Error => ("error", Color::Red),
-            Severity::Warning => ("warning", Color::Yellow),
-        };
-        let head = format!("{word}[{}]", d.code);
-        let mut report = Report::build(
-            ReportKind::Custom(&head, tint),
-            (file_name.to_string(), clamp(d.span)),
-        )
-        .with_config(
-            Config::default()
-                .with_color(color)
-                .with_index_type(IndexType::Byte),
-        )
-        .with_message(&d.message);
-        let mut primary = Label::new((file_name.to_string(), clamp(d.span)));
-        if !d.label.is_empty() {
-            primary = primary.with_message(&d.label);
-        }
-        if color {
-            primary = primary.with_color(tint);
-        }
-        report = report.with_label(primary);
-        for (span, text) in &d.secondary {
-            let mut label = Label::new((file_name.to_string(), clamp(*span))).with_message(text);
-            if color {
-                label = label.with_color(Color::Blue);
-            }
-            report = report.with_label(label);
-        }
-        if let Some(help) = &d.help {
-            report = report.with_help(help);
-        }
-        if let Some(note) = &d.note {
-            report = report.with_note(note);
-        }
-        let _ = report.finish().write(&mut cache, &mut out);
+        text.push_str(&render_one(d, file_name, source, color));
     }
-    let text = String::from_utf8_lossy(&out).into_owned();
+    text
+}
+
+/// Lines longer than this (in bytes) are shown as a window around the
+/// labels instead of whole: a minified or generated source can have a
+/// megabyte on one line.
+const LONG_LINE: usize = 200;
+/// Context kept on each side of the labels in a long line, and the most a
+/// window shows.
+const WINDOW_CONTEXT: usize = 60;
+const WINDOW_MAX: usize = 300;
+/// What marks the cut ends of a window.
+const ELLIPSIS: &str = "…";
+
+/// Clamps a span into `source` at character boundaries.
+fn clamp_span(source: &str, s: Span) -> std::ops::Range<usize> {
+    let len = source.len();
+    let mut start = (s.start as usize).min(len);
+    let mut end = (s.end as usize).clamp(start, len);
+    while start > 0 && !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    while end < len && !source.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+/// The source as a diagnostic shows it: long lines that a label touches
+/// cut down to a window around the labels (cut ends marked `…`), with the
+/// labels' ranges moved to match. Lines and line numbers are unchanged.
+struct Shown {
+    text: String,
+    /// (original line start, window start, window end, shown window start)
+    windows: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Shown {
+    fn new(source: &str, ranges: &[std::ops::Range<usize>]) -> Shown {
+        let line_of = |at: usize| {
+            let start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = source[at..].find('\n').map_or(source.len(), |i| at + i);
+            (start, end)
+        };
+        // Long lines touched by a label, with the labels' extent on each.
+        let mut lines: Vec<(usize, usize, usize, usize)> = Vec::new();
+        for r in ranges {
+            let (ls, le) = line_of(r.start);
+            if le - ls <= LONG_LINE {
+                continue;
+            }
+            let (lo, hi) = (r.start, r.end.min(le).max(r.start));
+            match lines.iter_mut().find(|l| l.0 == ls) {
+                Some(l) => {
+                    l.2 = l.2.min(lo);
+                    l.3 = l.3.max(hi);
+                }
+                None => lines.push((ls, le, lo, hi)),
+            }
+        }
+        lines.sort_unstable();
+        let snap_down = |mut i: usize| {
+            while i > 0 && !source.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let mut text = String::with_capacity(source.len().min(1 << 16));
+        let mut windows = Vec::new();
+        let mut at = 0;
+        for (ls, le, lo, hi) in lines {
+            let a = snap_down(lo.saturating_sub(WINDOW_CONTEXT).max(ls));
+            let b = snap_down((hi + WINDOW_CONTEXT).min(le).min(a + WINDOW_MAX).max(lo));
+            text.push_str(&source[at..ls]);
+            if a > ls {
+                text.push_str(ELLIPSIS);
+            }
+            windows.push((ls, a, b, text.len()));
+            text.push_str(&source[a..b]);
+            if b < le {
+                text.push_str(ELLIPSIS);
+            }
+            at = le;
+        }
+        text.push_str(&source[at..]);
+        Shown { text, windows }
+    }
+
+    /// Where original offset `at` is in the shown text.
+    fn map(&self, source: &str, at: usize) -> usize {
+        let mut shift: isize = 0;
+        for &(ls, a, b, shown) in &self.windows {
+            if at < ls {
+                break;
+            }
+            let le = source[ls..].find('\n').map_or(source.len(), |i| ls + i);
+            if at <= le {
+                return shown + at.clamp(a, b) - a;
+            }
+            let shown_end = shown + (b - a) + if b < le { ELLIPSIS.len() } else { 0 };
+            shift = shown_end as isize - le as isize;
+        }
+        (at as isize + shift) as usize
+    }
+}
+
+fn render_one(d: &Diagnostic, file_name: &str, source: &str, color: bool) -> String {
+    use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
+    let primary_range = clamp_span(source, d.span);
+    let mut ranges = vec![primary_range.clone()];
+    ranges.extend(d.secondary.iter().map(|(s, _)| clamp_span(source, *s)));
+    let shown = Shown::new(source, &ranges);
+    let windowed = !shown.windows.is_empty();
+    let place = |r: &std::ops::Range<usize>| {
+        if windowed {
+            shown.map(source, r.start)..shown.map(source, r.end)
+        } else {
+            r.clone()
+        }
+    };
+    let (word, tint) = match d.severity() {
+        Severity::Error => ("error", Color::Red),
+        Severity::Warning => ("warning", Color::Yellow),
+    };
+    let head = format!("{word}[{}]", d.code);
+    let mut report = Report::build(
+        ReportKind::Custom(&head, tint),
+        (file_name.to_string(), place(&primary_range)),
+    )
+    .with_config(
+        Config::default()
+            .with_color(color)
+            .with_index_type(IndexType::Byte),
+    )
+    .with_message(&d.message);
+    let mut primary = Label::new((file_name.to_string(), place(&primary_range)));
+    if !d.label.is_empty() {
+        primary = primary.with_message(&d.label);
+    }
+    if color {
+        primary = primary.with_color(tint);
+    }
+    report = report.with_label(primary);
+    for (range, (_, text)) in ranges[1..].iter().zip(&d.secondary) {
+        let mut label = Label::new((file_name.to_string(), place(range))).with_message(text);
+        if color {
+            label = label.with_color(Color::Blue);
+        }
+        report = report.with_label(label);
+    }
+    if let Some(help) = &d.help {
+        report = report.with_help(help);
+    }
+    if let Some(note) = &d.note {
+        report = report.with_note(note);
+    }
+    let shown_text: &str = if windowed { &shown.text } else { source };
+    let mut cache = (file_name.to_string(), Source::from(shown_text));
+    let mut out = Vec::new();
+    let _ = report.finish().write(&mut cache, &mut out);
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    if windowed {
+        text = fix_header_column(&text, source, primary_range.start);
+    }
     if color { text } else { strip_ansi(&text) }
+}
+
+/// In a windowed report, puts the true column of `at` (1-based, in
+/// characters, as ariadne counts) back into the `╭─[ file:line:col ]`
+/// header, which ariadne computed in the shown text.
+fn fix_header_column(text: &str, source: &str, at: usize) -> String {
+    let line_start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let column = source[line_start..at].chars().count() + 1;
+    let Some(open) = text.find("╭─[") else {
+        return text.to_string();
+    };
+    let Some(close) = text[open..].find(']').map(|i| open + i) else {
+        return text.to_string();
+    };
+    let header = &text[open..close];
+    let Some(colon) = header.rfind(':') else {
+        return text.to_string();
+    };
+    let digits = header[colon + 1..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    let trail = &header[colon + 1 + digits..];
+    format!(
+        "{}{}{trail}{}",
+        &text[..open + colon + 1],
+        column,
+        &text[close..]
+    )
 }
 
 /// Removes ANSI colour sequences (ariadne colours custom report kinds even
@@ -410,5 +552,45 @@ mod tests {
         assert!(text.contains("CK0006"));
         let text = render(&[d], "k.ck", "", false);
         assert!(text.contains("CK0046"));
+    }
+
+    #[test]
+    fn long_lines_show_a_window_around_the_labels() {
+        // Line 1 is long with a label in its middle; line 2 is long with a
+        // secondary label near its end; line 3 is short and labelled.
+        let line1 = format!("{}BAD{}", "x".repeat(5000), "y".repeat(5000));
+        let line2 = format!("{}HERE", "é".repeat(3000));
+        let src = format!("{line1}\n{line2}\nshort OK\n");
+        let bad = 5000;
+        let here = line1.len() + 1 + "é".len() * 3000;
+        let ok = line1.len() + 1 + line2.len() + 1 + 6;
+        let d = Diagnostic::new(Code::SyntaxError, Span::new(bad, bad + 3), "bad")
+            .with_label("the bad part")
+            .with_secondary(Span::new(here, here + 4), "the other part")
+            .with_secondary(Span::new(ok, ok + 2), "after the windows");
+        let text = render(std::slice::from_ref(&d), "k.ck", &src, false);
+        assert!(text.len() < 3000, "{text}");
+        assert!(text.contains("k.ck:1:5001 ]"), "{text}");
+        assert!(text.contains("xxBADyy"), "{text}");
+        assert!(text.contains("ééHERE"), "{text}");
+        assert!(text.contains("short OK"), "{text}");
+        assert!(text.contains('…'), "{text}");
+        for label in ["the bad part", "the other part", "after the windows"] {
+            assert!(text.contains(label), "{label}: {text}");
+        }
+        // Each label's caret sits under its text: find the column of the
+        // label's `┬` and of the text it marks on the line above.
+        let lines: Vec<&str> = text.lines().collect();
+        for (needle, line) in [("BAD", " 1 │"), ("HERE", " 2 │"), ("OK", " 3 │")] {
+            let row = lines.iter().position(|l| l.starts_with(line)).expect(line);
+            let col = lines[row]
+                .find(needle)
+                .map(|byte| lines[row][..byte].chars().count());
+            let caret = lines[row + 1].chars().position(|c| c == '┬' || c == '─');
+            assert_eq!(col, caret, "{needle}: {text}");
+        }
+        // Short lines are shown whole, as before.
+        let short = render(std::slice::from_ref(&d), "k.ck", "short OK\n", false);
+        assert!(!short.contains('…'), "{short}");
     }
 }
