@@ -8,3 +8,4 @@
 //! `docs/isa-r700.md`.
 
 pub mod isa;
+pub mod validate;
