@@ -522,32 +522,6 @@ fn check_group(
             format!("{updaters} predicate/exec-mask updates, {pred_sets} PRED_SET*, {kills} KILL*"),
         ));
     }
-    // Duplicate vector writes.
-    let writers: Vec<(usize, &AluInst)> = group
-        .insts
-        .iter()
-        .zip(units)
-        .enumerate()
-        .filter(|(_, (inst, u))| matches!(u, Some(Unit::Vector(_))) && inst.writes_gpr())
-        .map(|(i, (inst, _))| (i, inst))
-        .collect();
-    for (k, &(i, a)) in writers.iter().enumerate() {
-        for &(_, b) in &writers[..k] {
-            let alias =
-                a.dst.chan == b.dst.chan && (a.dst.rel || b.dst.rel || a.dst.gpr == b.dst.gpr);
-            if alias {
-                out.push(Violation::new(
-                    Rule::DuplicateWrite,
-                    at(Some(i)),
-                    format!(
-                        "two vector units may write R{}.{}",
-                        a.dst.gpr.get(),
-                        a.dst.chan.mnemonic()
-                    ),
-                ));
-            }
-        }
-    }
     // Literals and constants.
     if group.literals.len() > 4 {
         out.push(Violation::new(

@@ -9,7 +9,8 @@ use std::fmt;
 ///
 /// Rules the instruction *types* make impossible to break (one
 /// INDEX_MODE per instruction, R21; at most two kcache sets per clause,
-/// R36; field ranges) have no variant. See `docs/validator-r700.md`.
+/// R36; two vector units writing one GPR element, R5, since a vector
+/// unit's element is its destination element; field ranges) have no variant. See `docs/validator-r700.md`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Rule {
     // --- Instruction groups (digest §4.1) -------------------------------
@@ -33,9 +34,6 @@ pub enum Rule {
     PredicateUpdates,
     /// R9, L1872, L3866: a KILL* is in the last group of its ALU clause.
     KillNotLast,
-    /// R5, L1988-1996: two vector units do not write the same GPR element
-    /// (relative destinations may alias any address).
-    DuplicateWrite,
 
     // --- Operands and constants (digest §4.2) ---------------------------
     /// R10, L1356, L1465, L1723-1725: the Trans instruction has at most two
@@ -153,7 +151,6 @@ impl Rule {
         Rule::DoubleSlots,
         Rule::PredicateUpdates,
         Rule::KillNotLast,
-        Rule::DuplicateWrite,
         Rule::ConstantCount,
         Rule::CfilePorts,
         Rule::LiteralLimit,
@@ -200,7 +197,6 @@ impl Rule {
             Rule::DoubleSlots => "§4.12 L2085 (R7)",
             Rule::PredicateUpdates => "§4.8 L1872-1874, L2002, L2026 (R8)",
             Rule::KillNotLast => "§4.8 L1872, L3866 (R9)",
-            Rule::DuplicateWrite => "§4.10 L1988-1996 (R5)",
             Rule::ConstantCount => "§4.7 L1356, L1465, L1723-1725 (R10)",
             Rule::CfilePorts => "§4.7 L1453, L1662-1679 (R11)",
             Rule::LiteralLimit => "§4.6.4 L1375, L1234 (R12)",
