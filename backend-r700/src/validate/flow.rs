@@ -7,13 +7,13 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{Config, Loc, Rule, Violation};
 use crate::isa::program::clause_ref;
-use crate::isa::{CfAddr, CfAluOp, CfCond, CfInst, CfOp, Clause, ClauseKind, Program};
+use crate::isa::{CfAddr, CfAluOp, CfCond, CfInst, CfOp, Clause, Program};
 
 /// What the flow analysis learnt for the group rules.
 #[derive(Default, Debug)]
 pub(super) struct Facts {
-    /// ALU clauses (by address) only ever run inside a loop.
-    pub alu_in_loop: BTreeSet<u32>,
+    /// ALU clauses (by address) some path runs outside any loop.
+    pub alu_outside_loop: BTreeSet<u32>,
 }
 
 /// One stack frame.
@@ -97,10 +97,10 @@ fn check_clauses(p: &Program, out: &mut Vec<Violation>) {
         let Some((kind, addr, count)) = clause_ref(inst) else {
             continue;
         };
-        let ok = p.clauses.get(&addr).is_some_and(|c| {
-            let k = c.kind();
-            (k == kind || (kind == ClauseKind::Vtx && k == ClauseKind::Vtx)) && c.count() == count
-        });
+        let ok = p
+            .clauses
+            .get(&addr)
+            .is_some_and(|c| c.kind() == kind && c.count() == count);
         if !ok {
             out.push(Violation::new(
                 Rule::ClauseReference,
@@ -182,7 +182,6 @@ fn pop(state: &mut State, n: usize) -> Result<(), String> {
 fn walk(p: &Program, config: &Config, out: &mut Vec<Violation>) -> Facts {
     let len = p.cf.len();
     let mut facts = Facts::default();
-    let mut outside_loop: BTreeSet<u32> = BTreeSet::new();
     let mut seen: HashSet<(usize, State)> = HashSet::new();
     let mut work: Vec<(usize, State)> = vec![(0, Vec::new())];
     let mut reported: HashSet<(usize, Rule)> = HashSet::new();
@@ -232,10 +231,8 @@ fn walk(p: &Program, config: &Config, out: &mut Vec<Violation>) -> Facts {
             CfInst::Export(_) | CfInst::Mem(_) => next.push((pc + 1, fall)),
             CfInst::Alu(a) => {
                 let addr = a.addr.get();
-                if innermost_loop(&state).is_some() {
-                    facts.alu_in_loop.insert(addr);
-                } else {
-                    outside_loop.insert(addr);
+                if innermost_loop(&state).is_none() {
+                    facts.alu_outside_loop.insert(addr);
                 }
                 let r = match a.op {
                     CfAluOp::Alu => Ok(()),
@@ -429,6 +426,5 @@ fn walk(p: &Program, config: &Config, out: &mut Vec<Violation>) -> Facts {
             work.push((n, s));
         }
     }
-    facts.alu_in_loop.retain(|a| !outside_loop.contains(a));
     facts
 }

@@ -148,13 +148,16 @@ enum Index {
     Loop,
     /// AR element 0..=3.
     Ar(usize),
+    /// GLOBAL: an absolute address in the SIMD's register file (a
+    /// different space from the thread's GPRs).
+    Global,
 }
 
 /// The index a GPR access uses (Table 4.2): AR.X for any AR mode.
 fn gpr_index(rel: bool, mode: IndexMode) -> Index {
     match mode {
         IndexMode::GlobalArX => Index::Ar(0),
-        IndexMode::Global => Index::Abs,
+        IndexMode::Global => Index::Global,
         _ if !rel => Index::Abs,
         IndexMode::Loop => Index::Loop,
         _ => Index::Ar(0),
@@ -223,7 +226,7 @@ fn check_alu_clause(
                 _ => None,
             })
             .collect();
-    let in_loop = facts.alu_in_loop.contains(&addr);
+    let in_loop = !facts.alu_outside_loop.contains(&addr);
     let mut mova_seen = false;
     let mut prev: Option<(Vec<Option<Unit>>, &AluGroup)> = None;
     let last = clause.groups.len().saturating_sub(1);

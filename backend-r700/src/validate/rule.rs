@@ -88,7 +88,7 @@ pub enum Rule {
     /// undetected.
     AdjacentRelativeHazard,
     /// R22, L1143, L2662: aL (INDEX_MODE LOOP, LOCK_LOOP_INDEX) is used only
-    /// in clauses run inside a loop.
+    /// in clauses no CF path runs outside a loop.
     LoopIndexOutsideLoop,
 
     // --- Clauses (digest §4.7) ------------------------------------------
