@@ -295,6 +295,12 @@ fn predicate_updates() {
         op2(Op2::Killgt, d(1, Y), r(1, Y), one()),
     ])]);
     expect(&p, Rule::PredicateUpdates);
+    // UPDATE_PRED on an instruction that is not a PRED_SET*.
+    let mut a = add(d(1, X), r(1, X), one());
+    if let AluForm::Op2(f) = &mut a.form {
+        f.update_pred = true;
+    }
+    expect(&alu(vec![grp(&[a])]), Rule::PredicateUpdates);
 }
 
 #[test]

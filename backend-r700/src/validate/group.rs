@@ -518,11 +518,14 @@ fn check_group(
         .count();
     let pred_sets = group.insts.iter().filter(|i| is_pred_set(i)).count();
     let kills = group.insts.iter().filter(|i| is_kill(i)).count();
-    if updaters > 1 || pred_sets > 1 || kills > 1 || (kills > 0 && pred_sets > 0) {
+    let stray = group.insts.iter().any(|i| {
+        !is_pred_set(i) && matches!(&i.form, AluForm::Op2(f) if f.update_pred || f.update_exec_mask)
+    });
+    if stray || updaters > 1 || pred_sets > 1 || kills > 1 || (kills > 0 && pred_sets > 0) {
         out.push(Violation::new(
             Rule::PredicateUpdates,
             at(None),
-            format!("{updaters} predicate/exec-mask updates, {pred_sets} PRED_SET*, {kills} KILL*"),
+            format!("{updaters} predicate/exec-mask updates (outside PRED_SET*: {stray}), {pred_sets} PRED_SET*, {kills} KILL*"),
         ));
     }
     // Literals and constants.

@@ -29,8 +29,9 @@ pub enum Rule {
     /// R7, §4.12 L2085: two-slot double ops fill X+Y or Z+W, four-slot
     /// double ops fill X..W, with the same opcode.
     DoubleSlots,
-    /// R8, L1872-1874, L2002, L2026: at most one instruction updates the
-    /// predicate or execute mask; no two KILL*; no KILL* with PRED_SET*.
+    /// R8, L1872-1874, L2002, L2026: at most one PRED_SET* per group, the
+    /// only instruction that may update the predicate or execute mask; no
+    /// two KILL*; no KILL* with PRED_SET*.
     PredicateUpdates,
     /// R9, L1872, L3866: a KILL* is in the last group of its ALU clause.
     KillNotLast,
