@@ -310,8 +310,8 @@ fn combined_conditions_branch_on_one_jump_func() {
     }
 }
 
-/// Checks `src`'s kernel at `level` on `xs` (its first input, a row),
-/// uniforms drawn from `ranges`.
+/// Checks `src`'s kernel at `level` on `xs` (its `f32` inputs, a row;
+/// other inputs and the uniforms drawn from `ranges`).
 fn check_source_at(
     src: &str,
     xs: &[f32],
@@ -330,7 +330,9 @@ fn check_source_at(
     for seed in 0..2 {
         let mut args = args_for(k, (xs.len(), 1), seed, ranges);
         for p in &mut args.params {
-            if let ParamData::Input(s) = p {
+            if let ParamData::Input(s) = p
+                && s.channels == 1
+            {
                 s.buffer = StreamBuffer::F32(xs.to_vec());
             }
         }
@@ -396,6 +398,13 @@ fn uniform_array_indices_from_loop_counters_at_every_level() {
             false,
             None,
         ),
+        // The counter reaches the read through a `loop` with a break flag
+        // (gammas and an inner theta passing it through at -O0).
+        (
+            "kernel k(w: [f32; 4], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..4 { let mut n = 0; loop { n += 1; if n > 2 || x > 100.0 { break; } acc += w[k] * x; } } r = acc; }",
+            true,
+            Some(1),
+        ),
         (
             "kernel k(w: [i32; 5], v: [vec4; 5], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..5 { acc += (w[4 - k] as f32) * x + v[4 - k].z; } r = acc; }",
             true,
@@ -450,5 +459,59 @@ fn data_dependent_uniform_array_index_is_ck0070() {
             }
             other => panic!("{level:?}: {other:?}"),
         }
+    }
+}
+
+/// A branch on a condition that is constant only once `!`, `&&`, `||`
+/// are folded (`!false` at -O0) is inlined; the emitter also steps over
+/// the blocks of the branch it drops. It used to emit one branch while
+/// scheduling and allocation had numbered the blocks of both, so later
+/// blocks received other blocks' instructions (the ALU result of an IF
+/// set after it, `allocation-checker` conflicts).
+#[test]
+fn constant_branch_conditions_at_o0() {
+    let xs = [0.25, 0.75, 0.0, 2.0];
+    for src in [
+        "kernel k(in0: In<f32>, in2: In<vec2>, out0: Out<f32>) { if 0.5 < in0 { out0 = dot(if false { if 0.5f32 < 0.0625 { index() } else { vec2(1.5, 1.0) } } else { in2 }, in2 - (if !false { domain() } else { index() })); if in0 == 0.0 { return; } } out0 = 1.0 - in2[domain()].x; }",
+        "kernel k(x: In<f32>, r: Out<f32>) { let mut a = x; if !(false || x > 5.0 && false) { a = a * 2.0; } else { a = a - 1.0; } if true && !true { a = 0.0; } r = a; }",
+    ] {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            check_source_at(src, &xs, |_| (-1.0, 1.0), level)
+                .unwrap_or_else(|e| panic!("{src} at {level:?}: {e}"));
+        }
+    }
+}
+
+/// A program longer than 512 slots is CK0072, found before anything
+/// follows its jumps (addresses past 511 cannot be encoded; the checker
+/// used to report an internal error on the truncated ones).
+#[test]
+fn too_long_programs_are_ck0072() {
+    let mut src = String::from("kernel k(x: In<f32>, r: Out<f32>) { let mut acc = x;");
+    for i in 0..70 {
+        src += &format!(
+            " if acc > {i}.5 {{ acc = acc * 0.5 - sin(acc); }} else {{ acc = acc + cos(acc); }}"
+        );
+    }
+    src += " r = acc; }";
+    let program = ctm_frontend::compile(
+        &src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks");
+    let r = ctm_backend_x1k::codegen::compile_kernel(
+        &program,
+        &program.kernels[0],
+        OptLevel::O0,
+        &Default::default(),
+    );
+    match r {
+        Err(ctm_backend_x1k::codegen::CodegenError::Limit { code, .. }) => {
+            assert_eq!(code, ctm_frontend::Code::TooManyInstructions)
+        }
+        other => panic!("{other:?}"),
     }
 }

@@ -40,10 +40,12 @@ impl Selector<'_> {
         };
         let live = &self.live.values;
         let guard = guard_only(m, n, &|v| live.contains(&v));
-        if guard || matches!(pred, BoolVal::Lit(_)) {
-            // A constant condition, or the `start < end` guard of a loop
-            // whose count already skips it (CTM §3.5.3).
-            let t = guard || matches!(pred, BoolVal::Lit(true));
+        let known = pred.known();
+        if guard || known.is_some() {
+            // A constant condition (`!false` at -O0 too), or the `start <
+            // end` guard of a loop whose count already skips it (CTM
+            // §3.5.3).
+            let t = guard || known == Some(true);
             let r = g.branches[if t { 0 } else { 1 }];
             let results = self.inline_region(r, &entries)?;
             for (k, v) in results.into_iter().enumerate() {

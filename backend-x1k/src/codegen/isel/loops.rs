@@ -11,29 +11,73 @@
 
 use crate::abi::IntSource;
 use ctm_frontend::value::Value as Constant;
-use ctm_ir::graph::{Module, NodeId, Value};
+use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{CmpOp, Op, Theta};
 
-/// Follows `v` through region arguments to the value it stands for: a
-/// gamma branch's argument `i` is the gamma's input `i + 1`; a loop-
-/// invariant theta argument is the theta's input.
+/// Follows `v` through region arguments and pass-through ports to the
+/// value it stands for: a gamma branch's argument `i` is the gamma's input
+/// `i + 1`; a gamma output whose branches both pass the same entry through
+/// is that entry; a loop-invariant theta argument or output (the body
+/// passes the argument through, possibly via gammas and inner loops) is
+/// the theta's input. Each step is resolved inside its own region first
+/// (a branch's arguments stand for themselves there), so the search is
+/// linear in the ports it passes; it is bounded all the same, and past the
+/// bound `v` stands for itself.
 pub fn origin(m: &Module, mut v: Value) -> Value {
-    for _ in 0..64 {
-        let Op::Argument(i) = m.node(v.node).op else {
-            return v;
+    let mut budget = 4096u32;
+    loop {
+        let l = local(m, v, &mut budget);
+        let Op::Argument(i) = m.node(l.node).op else {
+            return l;
         };
-        let region = v.node.region;
+        let region = l.node.region;
         let Some(owner) = m.region(region).owner else {
-            return v;
+            return l;
         };
         let i = i as usize;
-        match m.node(owner).op {
-            Op::Gamma(_) => v = m.inputs(owner)[i + 1],
-            Op::Theta(_) if m.result(region, i + 1) == v => v = m.inputs(owner)[i],
+        v = match m.node(owner).op {
+            Op::Gamma(_) => m.inputs(owner)[i + 1],
+            Op::Theta(_) if invariant(m, region, i, &mut budget) => m.inputs(owner)[i],
+            _ => return l,
+        };
+        if budget == 0 {
+            return v;
+        }
+    }
+}
+
+/// [`origin`] inside `v`'s region: through gamma and theta outputs that
+/// pass an entry through, stopping at the region's arguments.
+fn local(m: &Module, mut v: Value, budget: &mut u32) -> Value {
+    loop {
+        if *budget == 0 {
+            return v;
+        }
+        *budget -= 1;
+        let port = v.port as usize;
+        match m.node(v.node).op {
+            Op::Gamma(g) => {
+                let [a, b] = g.branches.map(|r| local(m, m.result(r, port), budget));
+                let (Op::Argument(i), Op::Argument(j)) = (&m.node(a.node).op, &m.node(b.node).op)
+                else {
+                    return v;
+                };
+                let ins = m.inputs(v.node);
+                let (x, y) = (ins[*i as usize + 1], ins[*j as usize + 1]);
+                if x != y {
+                    return v;
+                }
+                v = x;
+            }
+            Op::Theta(t) if invariant(m, t.body, port, budget) => v = m.inputs(v.node)[port],
             _ => return v,
         }
     }
-    v
+}
+
+/// Whether loop body `body` passes argument `i` through unchanged.
+fn invariant(m: &Module, body: RegionId, i: usize, budget: &mut u32) -> bool {
+    local(m, m.result(body, i + 1), budget) == m.argument(body, i)
 }
 
 /// A `for` bound: an integer constant or an `i32` uniform.
