@@ -7,9 +7,9 @@
 //! Nodes inside nested regions of the body stay where they are.
 
 use crate::edit;
+use crate::fasthash::FastMap;
 use crate::graph::{Module, NodeId, RegionId, Value};
 use crate::op::Op;
-use std::collections::HashMap;
 
 /// Hoists invariant code out of every loop. Returns `true` if anything
 /// moved.
@@ -43,7 +43,7 @@ fn hoist(m: &mut Module, theta: NodeId) -> bool {
         return false;
     };
     // Where each invariant body value is available outside the loop.
-    let mut outside: HashMap<Value, Value> = HashMap::new();
+    let mut outside: FastMap<Value, Value> = FastMap::default();
     for k in 0..inputs.len() {
         if m.result(body, k + 1) == m.argument(body, k) {
             outside.insert(m.argument(body, k), inputs[k]);

@@ -33,11 +33,11 @@ use super::flow::loop_conjuncts;
 use crate::abi::IntSource;
 use ctm_frontend::tast::ParamKind;
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::fasthash::FastMap as HashMap;
 use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{BinOp, Op, UnOp};
 use ctm_ir::types::Ty;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// How a uniform-array read is addressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,10 +20,10 @@ use crate::abi::IntSource;
 use crate::codegen::CodegenError;
 use crate::codegen::mir::{LoopCount, Node, Operand, RegClass, Src, Unit, VReg};
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::fasthash::FastSet as HashSet;
 use ctm_ir::graph::{Module, NodeId, Value};
 use ctm_ir::op::{BinOp, CmpOp, Gamma, Op, Theta, UnOp};
 use ctm_ir::types::Ty;
-use std::collections::HashSet;
 
 impl Selector<'_> {
     /// Selects a gamma.
@@ -496,8 +496,8 @@ fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Opti
 /// what they depend on, through gammas (per output) and thetas (per loop
 /// value, with the counter test that the loop count replaces left out).
 pub fn liveness(m: &Module, arrays: &super::arrays::ArrayPlan) -> Liveness {
-    let mut needed: HashSet<NodeId> = HashSet::new();
-    let mut values: HashSet<Value> = HashSet::new();
+    let mut needed: HashSet<NodeId> = HashSet::default();
+    let mut values: HashSet<Value> = HashSet::default();
     let mut work: Vec<Value> = m.results(m.root);
     for r in m.region_ids() {
         for n in m.nodes(r) {

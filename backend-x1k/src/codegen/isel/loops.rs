@@ -217,7 +217,7 @@ pub fn early_exit_ok(
 /// The nodes of `region` that `v` depends on (`v`'s node included), in
 /// the region's topological order.
 pub fn dependencies(m: &Module, region: ctm_ir::RegionId, v: Value) -> Vec<NodeId> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = ctm_ir::fasthash::FastSet::default();
     let mut work = vec![v.node];
     while let Some(n) = work.pop() {
         if n.region != region || !seen.insert(n) {

@@ -28,11 +28,11 @@ use super::mir::{
 };
 use crate::isa::InputModifier;
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::fasthash::FastMap as HashMap;
 use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{Op, ParamInfo};
 use ctm_ir::types::Ty;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 pub use cond::BoolVal;
 
@@ -130,7 +130,7 @@ impl<'m> Selector<'m> {
     /// A selector for `m`, with the uniforms laid out.
     pub fn new(m: &'m Module) -> Result<Selector<'m>, CodegenError> {
         let consts = ConstTable::new(&m.name, &m.params)?;
-        let mut uses = HashMap::new();
+        let mut uses = HashMap::default();
         for r in m.region_ids() {
             for n in m.nodes(r) {
                 for v in m.inputs(n) {
@@ -143,9 +143,9 @@ impl<'m> Selector<'m> {
             m,
             mir: Mir::default(),
             consts,
-            values: HashMap::new(),
+            values: HashMap::default(),
             live: flow::liveness(m, &arrays),
-            inputs: HashMap::new(),
+            inputs: HashMap::default(),
             index: None,
             nodes: Vec::new(),
             block: Vec::new(),
@@ -156,7 +156,7 @@ impl<'m> Selector<'m> {
             frames_in_loop: 0,
             uses,
             arrays,
-            names: HashMap::new(),
+            names: HashMap::default(),
         })
     }
 
