@@ -284,7 +284,19 @@ impl Module {
             region: r,
             index: self.region(r).results[i],
         };
-        self.inputs(n)[0]
+        // A result node has one input: no need to collect and sort.
+        let g = &self.region(r).graph;
+        let mut edges = g.edges_directed(n.index, Direction::Incoming);
+        match (edges.next(), edges.next()) {
+            (Some(e), None) if e.weight().to_port == 0 => Value {
+                node: NodeId {
+                    region: r,
+                    index: e.source(),
+                },
+                port: e.weight().from_port,
+            },
+            _ => self.inputs(n)[0],
+        }
     }
 
     /// The values feeding every result of region `r`.

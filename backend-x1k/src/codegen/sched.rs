@@ -72,28 +72,48 @@ fn written(op: &MirOp) -> Option<(VReg, u8, u8)> {
 fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
     let n = ops.len();
     let mut preds: Vec<Vec<(usize, Dep)>> = vec![Vec::new(); n];
-    let is_kill = |o: &MirOp| o.tex == Some(super::mir::TexKind::Kill);
-    let is_output = |o: &MirOp| matches!(o.special, Special::Output(_));
-    for (j, &idj) in ops.iter().enumerate() {
-        let oj = mir.op(idj);
-        for (i, &idi) in ops.iter().enumerate().take(j) {
-            let oi = mir.op(idi);
-            let raw = written(oi).is_some_and(|(v, _, _)| oj.reads().any(|r| r == v));
-            let waw = match (written(oi), written(oj)) {
+    /// What the pair test needs of one op.
+    struct Facts {
+        written: Option<(VReg, u8, u8)>,
+        reads: SmallVec<[VReg; 5]>,
+        umrt: bool,
+        tex: bool,
+        kill: bool,
+        output: bool,
+    }
+    let facts: Vec<Facts> = ops
+        .iter()
+        .map(|&id| {
+            let o = mir.op(id);
+            Facts {
+                written: written(o),
+                reads: o.reads().collect(),
+                umrt: o.special == Special::Umrt,
+                tex: o.unit == Unit::Tex,
+                kill: o.tex == Some(super::mir::TexKind::Kill),
+                output: matches!(o.special, Special::Output(_)),
+            }
+        })
+        .collect();
+    for j in 0..n {
+        let fj = &facts[j];
+        for i in 0..j {
+            let fi = &facts[i];
+            let raw = fi.written.is_some_and(|(v, _, _)| fj.reads.contains(&v));
+            let waw = match (fi.written, fj.written) {
                 (Some((a, l0, h0)), Some((b, l1, h1))) => a == b && l0 < h1 && l1 < h0,
                 _ => false,
             };
             // UMRT writes keep their order, and happen before a later
             // KILL or fetch (a killed processor makes no UMRT write).
-            let chain = oi.special == Special::Umrt
-                && (oj.special == Special::Umrt || oj.unit == Unit::Tex);
+            let chain = fi.umrt && (fj.umrt || fj.tex);
             // Outputs come after the block's fetches and KILLs.
-            let out_after_tex = oi.unit == Unit::Tex && is_output(oj);
-            let war = written(oj).is_some_and(|(v, _, _)| oi.reads().any(|r| r == v));
+            let out_after_tex = fi.tex && fj.output;
+            let war = fj.written.is_some_and(|(v, _, _)| fi.reads.contains(&v));
             if raw || waw || chain || out_after_tex {
                 preds[j].push((i, Dep::Strict));
             } else if war {
-                let kind = if oi.unit == Unit::Tex || oj.unit == Unit::Tex {
+                let kind = if fi.tex || fj.tex {
                     Dep::Strict
                 } else {
                     Dep::Same
@@ -102,7 +122,7 @@ fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
             }
             // An output fused into an op selected before the KILL still
             // goes after it, so the final OUT does the work.
-            if is_output(oi) && is_kill(oj) {
+            if fi.output && fj.kill {
                 preds[i].push((j, Dep::Strict));
             }
         }
@@ -243,18 +263,19 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         let deferred = |i: usize, slot: &[Option<usize>]| {
             consumes_load[i] && independent_loads[i].iter().any(|&t| slot[t].is_none())
         };
-        let mut cands: Vec<usize> = remaining
+        let ready: Vec<usize> = remaining
             .iter()
             .copied()
-            .filter(|&i| deps_met(i, &slot, None) && !deferred(i, &slot))
+            .filter(|&i| deps_met(i, &slot, None))
+            .collect();
+        let mut cands: Vec<usize> = ready
+            .iter()
+            .copied()
+            .filter(|&i| !deferred(i, &slot))
             .collect();
         let defer = !cands.is_empty();
         if !defer {
-            cands = remaining
-                .iter()
-                .copied()
-                .filter(|&i| deps_met(i, &slot, None))
-                .collect();
+            cands = ready;
         }
         if cands.is_empty() {
             return Err(CodegenError::internal(
@@ -313,6 +334,10 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                 .filter(|&i| !matches!(mir.op(ops[i]).unit, Unit::Tex | Unit::Both))
                 .collect();
             order.sort_by_key(|&i| std::cmp::Reverse(key(i)));
+            // `a`'s needs on either half, once for all candidates.
+            let mut a_needs: [SmallVec<[Need<VReg>; 12]>; 2] = Default::default();
+            needs_of(mir, mir.op(a), false, &mut a_needs[0]);
+            needs_of(mir, mir.op(a), true, &mut a_needs[1]);
             'search: for i in order {
                 let ub = effective_unit(mir, mir.op(ops[i]));
                 let options: &[bool] = match (unit_a, ub) {
@@ -333,8 +358,16 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                     continue;
                 }
                 for &a_rgb in options {
-                    let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
-                    if fits_pair(mir, Some(r), Some(al)) {
+                    // As `fits_pair`: the RGB op's needs, then the alpha op's.
+                    let mut needs: SmallVec<[Need<VReg>; 12]> = SmallVec::new();
+                    if a_rgb {
+                        needs.extend_from_slice(&a_needs[0]);
+                        needs_of(mir, ob, true, &mut needs);
+                    } else {
+                        needs_of(mir, ob, false, &mut needs);
+                        needs.extend_from_slice(&a_needs[1]);
+                    }
+                    if fits(&needs) {
                         choice = Some((i, a_rgb));
                         break 'search;
                     }
