@@ -7,21 +7,35 @@
 
 mod codegen_common;
 
-use codegen_common::{CASES, TOL_EXACT, args_for, check, check_with, example_program};
+use codegen_common::{CASES, TOL_EXACT, args_for, check, check_at, example_program};
 use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData};
 use ctm_frontend::{CheckOptions, Target};
+use ctm_ir::passes::OptLevel;
 
 /// Input sets per example.
 const SEEDS: u64 = 6;
 
 #[test]
 fn examples_agree_with_the_reference() {
+    examples_agree(OptLevel::O2, SEEDS);
+}
+
+/// The code generator takes the IR as any level leaves it: loops that
+/// are not unrolled, uniform-array indices still computed from counters,
+/// dead gamma and theta ports (`-O0`).
+#[test]
+fn examples_agree_with_the_reference_at_o0_and_o1() {
+    examples_agree(OptLevel::O0, 2);
+    examples_agree(OptLevel::O1, 2);
+}
+
+fn examples_agree(level: OptLevel, seeds: u64) {
     let mut failures = Vec::new();
     let mut runs = 0;
     for &(name, domain, tol, ranges) in CASES {
         let program = example_program(name);
         let k = &program.kernels[0];
-        for seed in 0..SEEDS {
+        for seed in 0..seeds {
             let args = args_for(k, domain, seed, ranges);
             let alt = |out: &str, i: usize, j: usize| match (name, out) {
                 ("cbrt", "steps") => Some(cbrt_steps_fused(
@@ -29,14 +43,14 @@ fn examples_agree_with_the_reference() {
                 )),
                 _ => None,
             };
-            match check_with(&program, k, &args, tol, &alt) {
+            match check_at(&program, k, &args, tol, level, &alt) {
                 Ok(_) => runs += 1,
-                Err(e) => failures.push(format!("{name} seed {seed}: {e}")),
+                Err(e) => failures.push(format!("{name} seed {seed} {level:?}: {e}")),
             }
         }
     }
     eprintln!(
-        "{} examples x {SEEDS} input sets: {runs} agree, {} differ",
+        "{} examples x {seeds} input sets at {level:?}: {runs} agree, {} differ",
         CASES.len(),
         failures.len()
     );
@@ -293,5 +307,211 @@ fn combined_conditions_branch_on_one_jump_func() {
             "{cond}:\n{}",
             ctm_backend_x1k::isa::format_program(&p.insts)
         );
+    }
+}
+
+/// Checks `src`'s kernel at `level` on `xs` (its `f32` inputs, a row;
+/// other inputs and the uniforms drawn from `ranges`).
+fn check_source_at(
+    src: &str,
+    xs: &[f32],
+    ranges: fn(&str) -> (f32, f32),
+    level: OptLevel,
+) -> Result<ctm_backend_x1k::Program, String> {
+    let program = ctm_frontend::compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks");
+    let k = &program.kernels[0];
+    for seed in 0..2 {
+        let mut args = args_for(k, (xs.len(), 1), seed, ranges);
+        for p in &mut args.params {
+            if let ParamData::Input(s) = p
+                && s.channels == 1
+            {
+                s.buffer = StreamBuffer::F32(xs.to_vec());
+            }
+        }
+        check_at(&program, k, &args, TOL_EXACT, level, &|_, _, _| None)?;
+    }
+    ctm_backend_x1k::codegen::compile_kernel(&program, k, level, &Default::default())
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `p` reads a float constant relative to aL.
+fn reads_relative(p: &ctm_backend_x1k::Program) -> bool {
+    use ctm_backend_x1k::isa::{Addressing, AluSource, Inst};
+    p.insts.iter().any(|i| {
+        matches!(i, Inst::Alu(a) if a.rgb.sources.iter().chain(&a.alpha.sources).any(
+            |s| matches!(s, AluSource::Const(c) if c.addressing == Addressing::LoopRelative)
+        ))
+    })
+}
+
+/// Uniform-array indices computed from loop counters compile at every
+/// level (before unrolling they are not "counter plus a constant"):
+/// `s·k + c` reads through aL with step `s` (CTM §3.5.4: aL increment),
+/// anything else from counters is a select chain, which clamps like the
+/// reference — also where the loop reads past the array's ends.
+#[test]
+fn uniform_array_indices_from_loop_counters_at_every_level() {
+    let xs = [0.5, -1.0, 2.0, 0.25];
+    let ranges: fn(&str) -> (f32, f32) = |p| if p == "n" { (0.0, 8.0) } else { (-1.0, 1.0) };
+    // (source, at -O1: relative reads, aL step of the LOOP if any)
+    let cases: &[(&str, bool, Option<i32>)] = &[
+        (
+            "kernel k(c: [f32; 8], x: In<f32>, r: Out<f32>) { let mut acc = c[7]; for k in 0..7 { acc = acc * x + c[6 - k]; } r = acc; }",
+            true,
+            Some(-1),
+        ),
+        (
+            "kernel k(w: [f32; 9], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..4 { acc += w[2 * k + 1] * x; } r = acc; }",
+            true,
+            Some(2),
+        ),
+        (
+            "kernel k(a: f32, w: [vec2; 6], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 2..6 { acc += w[7 - k].y * x + a; } r = acc; }",
+            true,
+            Some(-1),
+        ),
+        (
+            "kernel k(w: [f32; 6], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for i in 0..3 { for j in 0..2 { acc += w[i * 2 + j] * x; } } r = acc; }",
+            false,
+            None,
+        ),
+        (
+            "kernel k(w: [f32; 3], v: [f32; 3], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for i in 0..3 { for j in 0..3 { acc += w[i] * v[j] * x; } } r = acc; }",
+            true,
+            Some(1),
+        ),
+        (
+            "kernel k(w: [f32; 4], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..6 { acc = acc * x + w[k - 1]; } r = acc; }",
+            false,
+            None,
+        ),
+        (
+            "kernel k(n: i32, w: [f32; 8], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..n { acc = acc * x + w[7 - k]; } r = acc; }",
+            false,
+            None,
+        ),
+        // The counter reaches the read through a `loop` with a break flag
+        // (gammas and an inner theta passing it through at -O0).
+        (
+            "kernel k(w: [f32; 4], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..4 { let mut n = 0; loop { n += 1; if n > 2 || x > 100.0 { break; } acc += w[k] * x; } } r = acc; }",
+            true,
+            Some(1),
+        ),
+        (
+            "kernel k(w: [i32; 5], v: [vec4; 5], x: In<f32>, r: Out<f32>) { let mut acc = 0.0; for k in 0..5 { acc += (w[4 - k] as f32) * x + v[4 - k].z; } r = acc; }",
+            true,
+            Some(-1),
+        ),
+    ];
+    for &(src, relative, step) in cases {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            let p = check_source_at(src, &xs, ranges, level)
+                .unwrap_or_else(|e| panic!("{src} at {level:?}: {e}"));
+            if level == OptLevel::O1 {
+                assert_eq!(reads_relative(&p), relative, "{src}");
+                let steps: Vec<i32> = p
+                    .bindings
+                    .int_constants
+                    .iter()
+                    .map(|c| c.step)
+                    .filter(|&s| s != 1)
+                    .collect();
+                match step {
+                    Some(1) | None => assert!(steps.is_empty(), "{src}: {steps:?}"),
+                    Some(s) => assert_eq!(steps, [s], "{src}"),
+                }
+            }
+        }
+    }
+}
+
+/// An index computed from data is still CK0070 at every level (the
+/// language contract: constant or loop counter plus a constant after
+/// optimisation).
+#[test]
+fn data_dependent_uniform_array_index_is_ck0070() {
+    let src = "kernel k(w: [f32; 16], i: In<f32>, r: Out<f32>) { r = w[i as i32]; }";
+    let program = ctm_frontend::compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks");
+    for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+        match ctm_backend_x1k::codegen::compile_kernel(
+            &program,
+            &program.kernels[0],
+            level,
+            &Default::default(),
+        ) {
+            Err(ctm_backend_x1k::codegen::CodegenError::Limit { code, .. }) => {
+                assert_eq!(code, ctm_frontend::Code::X1kDynamicIndex, "{level:?}")
+            }
+            other => panic!("{level:?}: {other:?}"),
+        }
+    }
+}
+
+/// A branch on a condition that is constant only once `!`, `&&`, `||`
+/// are folded (`!false` at -O0) is inlined; the emitter also steps over
+/// the blocks of the branch it drops. It used to emit one branch while
+/// scheduling and allocation had numbered the blocks of both, so later
+/// blocks received other blocks' instructions (the ALU result of an IF
+/// set after it, `allocation-checker` conflicts).
+#[test]
+fn constant_branch_conditions_at_o0() {
+    let xs = [0.25, 0.75, 0.0, 2.0];
+    for src in [
+        "kernel k(in0: In<f32>, in2: In<vec2>, out0: Out<f32>) { if 0.5 < in0 { out0 = dot(if false { if 0.5f32 < 0.0625 { index() } else { vec2(1.5, 1.0) } } else { in2 }, in2 - (if !false { domain() } else { index() })); if in0 == 0.0 { return; } } out0 = 1.0 - in2[domain()].x; }",
+        "kernel k(x: In<f32>, r: Out<f32>) { let mut a = x; if !(false || x > 5.0 && false) { a = a * 2.0; } else { a = a - 1.0; } if true && !true { a = 0.0; } r = a; }",
+    ] {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            check_source_at(src, &xs, |_| (-1.0, 1.0), level)
+                .unwrap_or_else(|e| panic!("{src} at {level:?}: {e}"));
+        }
+    }
+}
+
+/// A program longer than 512 slots is CK0072, found before anything
+/// follows its jumps (addresses past 511 cannot be encoded; the checker
+/// used to report an internal error on the truncated ones).
+#[test]
+fn too_long_programs_are_ck0072() {
+    let mut src = String::from("kernel k(x: In<f32>, r: Out<f32>) { let mut acc = x;");
+    for i in 0..70 {
+        src += &format!(
+            " if acc > {i}.5 {{ acc = acc * 0.5 - sin(acc); }} else {{ acc = acc + cos(acc); }}"
+        );
+    }
+    src += " r = acc; }";
+    let program = ctm_frontend::compile(
+        &src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    )
+    .program
+    .expect("checks");
+    let r = ctm_backend_x1k::codegen::compile_kernel(
+        &program,
+        &program.kernels[0],
+        OptLevel::O0,
+        &Default::default(),
+    );
+    match r {
+        Err(ctm_backend_x1k::codegen::CodegenError::Limit { code, .. }) => {
+            assert_eq!(code, ctm_frontend::Code::TooManyInstructions)
+        }
+        other => panic!("{other:?}"),
     }
 }

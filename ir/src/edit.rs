@@ -2,9 +2,9 @@
 //! another region (inlining a branch, unrolling a loop), and removing
 //! inputs and outputs of gammas and thetas.
 
+use crate::fasthash::FastMap as HashMap;
 use crate::graph::{Module, NodeId, RegionId, Value};
 use crate::op::{Gamma, Op, Theta};
-use std::collections::HashMap;
 
 /// Copies the nodes of region `src` into region `dst`, with `src`'s
 /// arguments replaced by `args` (values of `dst`); nested regions are
@@ -17,8 +17,8 @@ pub fn copy_region_into(
     args: &[Value],
 ) -> Vec<Value> {
     let order = m.topo_order(src).unwrap_or_else(|| m.nodes(src));
-    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
-    let mut arg_values: HashMap<NodeId, Value> = HashMap::new();
+    let mut map: HashMap<NodeId, NodeId> = HashMap::default();
+    let mut arg_values: HashMap<NodeId, Value> = HashMap::default();
     for (i, &a) in m.region(src).arguments.clone().iter().enumerate() {
         arg_values.insert(
             NodeId {

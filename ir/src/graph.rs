@@ -15,7 +15,7 @@ use crate::types::Ty;
 use ctm_frontend::tast::ParamId;
 use petgraph::Direction;
 use petgraph::stable_graph::{NodeIndex, StableGraph};
-use petgraph::visit::{EdgeRef, IntoEdgeReferences};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -284,7 +284,19 @@ impl Module {
             region: r,
             index: self.region(r).results[i],
         };
-        self.inputs(n)[0]
+        // A result node has one input: no need to collect and sort.
+        let g = &self.region(r).graph;
+        let mut edges = g.edges_directed(n.index, Direction::Incoming);
+        match (edges.next(), edges.next()) {
+            (Some(e), None) if e.weight().to_port == 0 => Value {
+                node: NodeId {
+                    region: r,
+                    index: e.source(),
+                },
+                port: e.weight().from_port,
+            },
+            _ => self.inputs(n)[0],
+        }
     }
 
     /// The values feeding every result of region `r`.
@@ -355,23 +367,30 @@ impl Module {
     /// The inputs of `n`, in port order.
     pub fn inputs(&self, n: NodeId) -> SmallVec<[Value; 4]> {
         let g = &self.region(n.region).graph;
-        let mut edges: SmallVec<[(u16, Value); 4]> = g
-            .edges_directed(n.index, Direction::Incoming)
-            .map(|e| {
-                (
-                    e.weight().to_port,
-                    Value {
-                        node: NodeId {
-                            region: n.region,
-                            index: e.source(),
-                        },
-                        port: e.weight().from_port,
+        let mut edges: SmallVec<[(u16, Value); 4]> = SmallVec::new();
+        for e in g.edges_directed(n.index, Direction::Incoming) {
+            edges.push((
+                e.weight().to_port,
+                Value {
+                    node: NodeId {
+                        region: n.region,
+                        index: e.source(),
                     },
-                )
-            })
-            .collect();
-        edges.sort_by_key(|(p, _)| *p);
-        edges.into_iter().map(|(_, v)| v).collect()
+                    port: e.weight().from_port,
+                },
+            ));
+        }
+        // Edges come newest first, usually in descending port order.
+        if edges.windows(2).all(|w| w[0].0 > w[1].0) {
+            edges.reverse();
+        } else {
+            edges.sort_by_key(|(p, _)| *p);
+        }
+        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(edges.len());
+        for (_, v) in edges {
+            out.push(v);
+        }
+        out
     }
 
     /// The uses of value `v`: (user node, input port).
@@ -500,31 +519,41 @@ impl Module {
     /// the nodes feeding it (ties broken by node index, so the order is
     /// deterministic). `None` if the region has a cycle.
     pub fn topo_order(&self, r: RegionId) -> Option<Vec<NodeId>> {
+        use std::cmp::Reverse;
         let g = &self.region(r).graph;
-        let mut indegree: BTreeMap<NodeIndex, usize> = g.node_indices().map(|n| (n, 0)).collect();
-        for e in g.edge_references() {
-            *indegree.entry(e.target()).or_default() += 1;
+        // In-degrees by node index (`usize::MAX`: a vacant index).
+        let mut indegree = vec![usize::MAX; g.node_bound()];
+        let mut count = 0;
+        for n in g.node_indices() {
+            indegree[n.index()] = 0;
+            count += 1;
         }
-        let mut ready: std::collections::BTreeSet<NodeIndex> = indegree
+        for e in g.edge_references() {
+            indegree[e.target().index()] += 1;
+        }
+        // Ready nodes, smallest index first.
+        let mut ready: std::collections::BinaryHeap<Reverse<u32>> = indegree
             .iter()
+            .enumerate()
             .filter(|(_, d)| **d == 0)
-            .map(|(n, _)| *n)
+            .map(|(i, _)| Reverse(i as u32))
             .collect();
-        let mut order = Vec::with_capacity(indegree.len());
-        while let Some(n) = ready.pop_first() {
+        let mut order = Vec::with_capacity(count);
+        while let Some(Reverse(i)) = ready.pop() {
+            let n = NodeIndex::new(i as usize);
             order.push(NodeId {
                 region: r,
                 index: n,
             });
             for e in g.edges_directed(n, Direction::Outgoing) {
-                let d = indegree.get_mut(&e.target())?;
+                let d = indegree.get_mut(e.target().index())?;
                 *d -= 1;
                 if *d == 0 {
-                    ready.insert(e.target());
+                    ready.push(Reverse(e.target().index() as u32));
                 }
             }
         }
-        (order.len() == indegree.len()).then_some(order)
+        (order.len() == count).then_some(order)
     }
 
     /// The nearest enclosing loop body of region `r`, if any (used by loop

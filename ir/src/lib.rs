@@ -31,10 +31,11 @@
 //! the optimisations and [`passes::optimize`] the pipeline; [`verify`] the
 //! verifier; [`interp`] the IR interpreter; [`print`] the text and
 //! Graphviz printers; [`cost`] the if-conversion cost model that targets
-//! implement.
+//! implement; [`fasthash`] the hasher of the compiler's internal maps.
 
 pub mod cost;
 pub mod edit;
+pub mod fasthash;
 pub mod graph;
 pub mod interp;
 pub mod lower;

@@ -95,9 +95,23 @@ pub fn check(
             None => Default::default(),
         });
     }
-    // Entry states, by a worklist over the control flow.
-    let mut entry: Vec<Option<Box<[Holds; 512]>>> = vec![None; n];
-    let mut start = Box::new([Holds::Initial; 512]);
+    // Entry states, by a worklist over the control flow. A state covers
+    // the registers some instruction writes or some fixed register
+    // occupies; the others hold their initial value throughout.
+    let mut regs = 0usize;
+    for info in &mir.vregs {
+        if let Some((reg, _)) = info.fixed {
+            regs = regs.max(reg as usize + 1);
+        }
+    }
+    for inst in insts {
+        if let Some(r) = written_reg(inst) {
+            regs = regs.max(r as usize + 1);
+        }
+    }
+    let size = 4 * regs.min(128);
+    let mut entry: Vec<Option<Box<[Holds]>>> = vec![None; n];
+    let mut start: Box<[Holds]> = vec![Holds::Initial; size].into_boxed_slice();
     for (v, info) in mir.vregs.iter().enumerate() {
         if let Some((reg, chans)) = info.fixed {
             for lane in 0..info.width {
@@ -117,7 +131,7 @@ pub fn check(
         let Some(state) = entry[i].as_deref() else {
             continue;
         };
-        let mut out = Box::new(*state);
+        let mut out: Box<[Holds]> = state.into();
         apply_writes(&insts[i], &expect[i].1, &mut out, i)?;
         for s in super::hazards::successors(insts, i) {
             let changed = match &mut entry[s] {
@@ -139,7 +153,7 @@ pub fn check(
         };
         for r in &expect[i].0 {
             let (reg, ch) = locate(&insts[i], r, i)?;
-            let have = state[loc(reg, ch)];
+            let have = state.get(loc(reg, ch)).copied().unwrap_or(Holds::Initial);
             if have != Holds::Lane(r.want.0, r.want.1) {
                 return Err(CodegenError::internal(
                     "allocation-checker",
@@ -175,7 +189,7 @@ fn channel_name(c: u8) -> char {
 }
 
 /// Meets `into` with `other`; `true` if `into` changed.
-fn meet(into: &mut [Holds; 512], other: &[Holds; 512]) -> bool {
+fn meet(into: &mut [Holds], other: &[Holds]) -> bool {
     let mut changed = false;
     for (a, b) in into.iter_mut().zip(other.iter()) {
         if *a != *b && *a != Holds::Conflict {
@@ -268,7 +282,7 @@ fn alu_location(
 fn apply_writes(
     inst: &Inst,
     defs: &[Def],
-    state: &mut [Holds; 512],
+    state: &mut [Holds],
     slot: usize,
 ) -> Result<(), CodegenError> {
     let mut written: SmallVec<[(u8, u8); 4]> = SmallVec::new();
@@ -315,6 +329,29 @@ fn apply_writes(
         };
     }
     Ok(())
+}
+
+/// The highest absolute register `inst` writes, if it writes one.
+fn written_reg(inst: &Inst) -> Option<u8> {
+    match inst {
+        Inst::Alu(a) => {
+            let rgb = (a.rgb.write_mask.bits() & 7 != 0)
+                .then(|| absolute(a.rgb.dest))
+                .flatten();
+            let alpha = a
+                .alpha
+                .write_mask
+                .is_on()
+                .then(|| absolute(a.alpha.dest))
+                .flatten();
+            rgb.max(alpha)
+        }
+        Inst::Tex(t) if t.op != TexOp::TexKill && t.op != TexOp::Nop => {
+            let any = t.rgb_write_mask.bits() & 7 != 0 || t.alpha_write_mask.is_on();
+            any.then(|| absolute(t.dst)).flatten()
+        }
+        _ => None,
+    }
 }
 
 fn dest_reg(t: TempAddr, slot: usize) -> Result<u8, CodegenError> {
@@ -531,4 +568,109 @@ fn alpha_half(
         defs.push(Def { channel: c, value });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::{emit, hazards, isel, regalloc, sched};
+    use crate::isa::{AluSource, TempAddr};
+
+    /// The stages of `compile` up to the checker's inputs.
+    fn stages(src: &str) -> (Mir, Allocation, Vec<Option<Bundle>>, Vec<Inst>) {
+        let program = ctm_frontend::compile(
+            src,
+            &ctm_frontend::CheckOptions {
+                target: ctm_frontend::Target::X1k,
+            },
+        )
+        .program
+        .expect("checks");
+        let mut m = ctm_ir::lower::lower_kernel(&program, &program.kernels[0]);
+        crate::codegen::optimize_for_x1k(&mut m, ctm_ir::passes::OptLevel::O2).expect("passes");
+        let v = ctm_ir::verify::verify(m, "test").expect("verifies");
+        let (mut mir, _, _) = isel::Selector::new(v.module())
+            .and_then(|s| s.run())
+            .expect("selects");
+        let blocks = sched::schedule(&mut mir).expect("schedules");
+        let alloc = regalloc::allocate(&mir, &blocks, "k").expect("allocates");
+        let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks).expect("emits");
+        hazards::apply(&mut insts);
+        (mir, alloc, origin, insts)
+    }
+
+    const SRC: &str = "kernel k(x: In<f32>, y: In<f32>, r: Out<f32>) {
+        let mut a = x * y + x;
+        if a > 0.5 { a = a * a - y; } else { a = a + y * 3.0; }
+        r = a * x - y;
+    }";
+
+    #[test]
+    fn accepts_the_program_as_emitted() {
+        let (mir, alloc, origin, insts) = stages(SRC);
+        check(&mir, &alloc, &origin, &insts).expect("checks");
+    }
+
+    /// Every temporary source moved to another register, one at a time
+    /// (including registers no instruction writes), is caught.
+    #[test]
+    fn rejects_a_read_of_the_wrong_register() {
+        let (mir, alloc, origin, insts) = stages(SRC);
+        let mut caught = 0;
+        for i in 0..insts.len() {
+            let Inst::Alu(a) = &insts[i] else { continue };
+            for unit in 0..2 {
+                let sources = if unit == 0 {
+                    &a.rgb.sources
+                } else {
+                    &a.alpha.sources
+                };
+                for k in 0..sources.len() {
+                    let AluSource::Temp(t) = sources[k] else {
+                        continue;
+                    };
+                    for shift in [1u32, 40] {
+                        let reg = (t.reg.get() + shift) % 128;
+                        let mut bad = insts.clone();
+                        let Inst::Alu(b) = &mut bad[i] else { continue };
+                        let s = if unit == 0 {
+                            &mut b.rgb.sources
+                        } else {
+                            &mut b.alpha.sources
+                        };
+                        s[k] = AluSource::Temp(TempAddr::absolute(reg).expect("reg"));
+                        // Sources no input reads may change freely.
+                        if check(&mir, &alloc, &origin, &bad).is_err() {
+                            caught += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(caught >= 4, "{caught} mutations caught");
+    }
+
+    /// A write moved to another register leaves its readers without the
+    /// value.
+    #[test]
+    fn rejects_a_write_to_the_wrong_register() {
+        let (mir, alloc, origin, insts) = stages(SRC);
+        let mut caught = 0;
+        for i in 0..insts.len() {
+            let Inst::Alu(a) = &insts[i] else { continue };
+            if a.rgb.write_mask.bits() & 7 == 0 {
+                continue;
+            }
+            let Some(reg) = absolute(a.rgb.dest) else {
+                continue;
+            };
+            let mut bad = insts.clone();
+            let Inst::Alu(b) = &mut bad[i] else { continue };
+            b.rgb.dest = TempAddr::absolute((u32::from(reg) + 50) % 128).expect("reg");
+            if check(&mir, &alloc, &origin, &bad).is_err() {
+                caught += 1;
+            }
+        }
+        assert!(caught >= 2, "{caught}");
+    }
 }

@@ -129,11 +129,16 @@ impl ConstTable {
     }
 
     /// An integer constant with the given recipe; equal recipes share one.
-    pub fn int_const(&mut self, count: IntSource, init: IntSource) -> Result<u8, CodegenError> {
+    pub fn int_const(
+        &mut self,
+        count: IntSource,
+        init: IntSource,
+        step: i32,
+    ) -> Result<u8, CodegenError> {
         if let Some(b) = self
             .ints
             .iter()
-            .find(|b| b.count == count && b.init == init && b.step == 1)
+            .find(|b| b.count == count && b.init == init && b.step == step)
         {
             return Ok(b.int_constant);
         }
@@ -145,7 +150,7 @@ impl ConstTable {
             int_constant: n,
             count,
             init,
-            step: 1,
+            step,
         });
         Ok(n)
     }

@@ -84,6 +84,19 @@ pub fn emit(
     Ok((e.insts, origin))
 }
 
+/// The blocks in `nodes` and the nodes nested in them.
+fn blocks_in(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Block(_) => 1,
+            Node::If { then, else_, .. } => blocks_in(then) + blocks_in(else_),
+            Node::Loop { body, .. } => blocks_in(body),
+            Node::Break { .. } => 0,
+        })
+        .sum()
+}
+
 fn internal(rule: &'static str, detail: impl Into<String>) -> CodegenError {
     CodegenError::internal(rule, detail)
 }
@@ -201,7 +214,23 @@ impl Emitter<'_> {
         else_: &[Node],
     ) -> Result<(), CodegenError> {
         match cond {
-            Cond::Always => self.nodes(if invert { else_ } else { then }),
+            Cond::Always => {
+                // Blocks are numbered in tree order (scheduling and
+                // allocation saw both branches): step over the other one.
+                let (taken, skipped, first) = if invert {
+                    (else_, then, false)
+                } else {
+                    (then, else_, true)
+                };
+                if first {
+                    self.nodes(taken)?;
+                    self.block += blocks_in(skipped);
+                } else {
+                    self.block += blocks_in(skipped);
+                    self.nodes(taken)?;
+                }
+                Ok(())
+            }
             Cond::Bool(b) => {
                 // Static branch (CTM §3.5.4 "IF b"): no branch counters.
                 let b = BoolConstId::new(b as u32).unwrap_or_default();

@@ -166,13 +166,8 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Program, Codegen
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
     let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;
     hazards::apply(&mut insts);
-    checker::check(&mir, &alloc, &origin, &insts).map_err(|e| match e {
-        CodegenError::Internal { rule, detail } => CodegenError::Internal {
-            rule,
-            detail: format!("{detail}\n{}", crate::isa::format_program(&insts)),
-        },
-        e => e,
-    })?;
+    // First the length: past 512 slots jump addresses cannot be encoded
+    // (the checker would follow truncated ones).
     if insts.len() > crate::isa::MAX_SLOTS {
         return Err(CodegenError::Limit {
             code: Code::TooManyInstructions,
@@ -183,6 +178,13 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Program, Codegen
             ),
         });
     }
+    checker::check(&mir, &alloc, &origin, &insts).map_err(|e| match e {
+        CodegenError::Internal { rule, detail } => CodegenError::Internal {
+            rule,
+            detail: format!("{detail}\n{}", crate::isa::format_program(&insts)),
+        },
+        e => e,
+    })?;
     let full = depths.loops > 0 || depths.ifs > 4;
     let scatter = m
         .params

@@ -72,28 +72,48 @@ fn written(op: &MirOp) -> Option<(VReg, u8, u8)> {
 fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
     let n = ops.len();
     let mut preds: Vec<Vec<(usize, Dep)>> = vec![Vec::new(); n];
-    let is_kill = |o: &MirOp| o.tex == Some(super::mir::TexKind::Kill);
-    let is_output = |o: &MirOp| matches!(o.special, Special::Output(_));
-    for (j, &idj) in ops.iter().enumerate() {
-        let oj = mir.op(idj);
-        for (i, &idi) in ops.iter().enumerate().take(j) {
-            let oi = mir.op(idi);
-            let raw = written(oi).is_some_and(|(v, _, _)| oj.reads().any(|r| r == v));
-            let waw = match (written(oi), written(oj)) {
+    /// What the pair test needs of one op.
+    struct Facts {
+        written: Option<(VReg, u8, u8)>,
+        reads: SmallVec<[VReg; 5]>,
+        umrt: bool,
+        tex: bool,
+        kill: bool,
+        output: bool,
+    }
+    let facts: Vec<Facts> = ops
+        .iter()
+        .map(|&id| {
+            let o = mir.op(id);
+            Facts {
+                written: written(o),
+                reads: o.reads().collect(),
+                umrt: o.special == Special::Umrt,
+                tex: o.unit == Unit::Tex,
+                kill: o.tex == Some(super::mir::TexKind::Kill),
+                output: matches!(o.special, Special::Output(_)),
+            }
+        })
+        .collect();
+    for j in 0..n {
+        let fj = &facts[j];
+        for i in 0..j {
+            let fi = &facts[i];
+            let raw = fi.written.is_some_and(|(v, _, _)| fj.reads.contains(&v));
+            let waw = match (fi.written, fj.written) {
                 (Some((a, l0, h0)), Some((b, l1, h1))) => a == b && l0 < h1 && l1 < h0,
                 _ => false,
             };
             // UMRT writes keep their order, and happen before a later
             // KILL or fetch (a killed processor makes no UMRT write).
-            let chain = oi.special == Special::Umrt
-                && (oj.special == Special::Umrt || oj.unit == Unit::Tex);
+            let chain = fi.umrt && (fj.umrt || fj.tex);
             // Outputs come after the block's fetches and KILLs.
-            let out_after_tex = oi.unit == Unit::Tex && is_output(oj);
-            let war = written(oj).is_some_and(|(v, _, _)| oi.reads().any(|r| r == v));
+            let out_after_tex = fi.tex && fj.output;
+            let war = fj.written.is_some_and(|(v, _, _)| fi.reads.contains(&v));
             if raw || waw || chain || out_after_tex {
                 preds[j].push((i, Dep::Strict));
             } else if war {
-                let kind = if oi.unit == Unit::Tex || oj.unit == Unit::Tex {
+                let kind = if fi.tex || fj.tex {
                     Dep::Strict
                 } else {
                     Dep::Same
@@ -102,7 +122,7 @@ fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
             }
             // An output fused into an op selected before the KILL still
             // goes after it, so the final OUT does the work.
-            if is_output(oi) && is_kill(oj) {
+            if fi.output && fj.kill {
                 preds[i].push((j, Dep::Strict));
             }
         }
@@ -183,11 +203,12 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         }
     }
     // Longest path to the block end, to a fixpoint (preds may point
-    // forward: an output after a later KILL).
+    // forward: an output after a later KILL). Successors mostly come
+    // later, so sweeping from the end converges in one or two rounds.
     let mut changed = true;
     while changed {
         changed = false;
-        for i in 0..n {
+        for i in (0..n).rev() {
             let lat = if mir.op(ops[i]).unit == Unit::Tex {
                 16
             } else {
@@ -200,9 +221,24 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
             }
         }
     }
+    let mut load_mask = vec![0u64; n.div_ceil(64)];
+    for t in (0..n).filter(|&t| is_load(t)) {
+        load_mask[t / 64] |= 1 << (t % 64);
+    }
     let feeds_load: Vec<bool> = (0..n)
-        .map(|i| (0..n).any(|t| is_load(t) && desc[i][t / 64] & (1 << (t % 64)) != 0))
+        .map(|i| desc[i].iter().zip(&load_mask).any(|(d, l)| d & l != 0))
         .collect();
+    // The fetches each op does not feed (what a consumer of a fetched
+    // value waits for).
+    let independent_loads: Vec<Vec<usize>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .filter(|&t| is_load(t) && desc[i][t / 64] & (1 << (t % 64)) == 0)
+                .collect()
+        })
+        .collect();
+    // Unscheduled ops, in index order.
+    let mut remaining: Vec<usize> = (0..n).collect();
     let consumes_load: Vec<bool> = (0..n)
         .map(|j| {
             preds[j]
@@ -225,17 +261,21 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         // A consumer of a fetched value waits for the block's fetches that
         // do not depend on it, so one semaphore wait covers them all.
         let deferred = |i: usize, slot: &[Option<usize>]| {
-            consumes_load[i]
-                && (0..n).any(|t| {
-                    is_load(t) && slot[t].is_none() && desc[i][t / 64] & (1 << (t % 64)) == 0
-                })
+            consumes_load[i] && independent_loads[i].iter().any(|&t| slot[t].is_none())
         };
-        let mut cands: Vec<usize> = (0..n)
-            .filter(|&i| deps_met(i, &slot, None) && !deferred(i, &slot))
+        let ready: Vec<usize> = remaining
+            .iter()
+            .copied()
+            .filter(|&i| deps_met(i, &slot, None))
+            .collect();
+        let mut cands: Vec<usize> = ready
+            .iter()
+            .copied()
+            .filter(|&i| !deferred(i, &slot))
             .collect();
         let defer = !cands.is_empty();
         if !defer {
-            cands = (0..n).filter(|&i| deps_met(i, &slot, None)).collect();
+            cands = ready;
         }
         if cands.is_empty() {
             return Err(CodegenError::internal(
@@ -257,6 +297,7 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         {
             slot[t] = Some(cur);
             left -= 1;
+            remaining.retain(|&i| i != t);
             bundles.push(Bundle {
                 tex: Some(ops[t]),
                 ..Bundle::default()
@@ -278,18 +319,25 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         let mut bundle = Bundle::default();
         slot[best] = Some(cur);
         left -= 1;
+        remaining.retain(|&k| k != best);
         if unit_a == Unit::Both {
             bundle.rgb = Some(a);
             bundle.alpha = Some(a);
         } else {
             // Find a partner for the other half.
             let mut choice: Option<(usize, bool)> = None; // (index, a on rgb)
-            let mut order: Vec<usize> = (0..n)
+            let mut order: Vec<usize> = remaining
+                .iter()
+                .copied()
                 .filter(|&i| i != best && deps_met(i, &slot, Some(best)))
                 .filter(|&i| !defer || !deferred(i, &slot))
                 .filter(|&i| !matches!(mir.op(ops[i]).unit, Unit::Tex | Unit::Both))
                 .collect();
             order.sort_by_key(|&i| std::cmp::Reverse(key(i)));
+            // `a`'s needs on either half, once for all candidates.
+            let mut a_needs: [SmallVec<[Need<VReg>; 12]>; 2] = Default::default();
+            needs_of(mir, mir.op(a), false, &mut a_needs[0]);
+            needs_of(mir, mir.op(a), true, &mut a_needs[1]);
             'search: for i in order {
                 let ub = effective_unit(mir, mir.op(ops[i]));
                 let options: &[bool] = match (unit_a, ub) {
@@ -310,8 +358,16 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                     continue;
                 }
                 for &a_rgb in options {
-                    let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
-                    if fits_pair(mir, Some(r), Some(al)) {
+                    // As `fits_pair`: the RGB op's needs, then the alpha op's.
+                    let mut needs: SmallVec<[Need<VReg>; 12]> = SmallVec::new();
+                    if a_rgb {
+                        needs.extend_from_slice(&a_needs[0]);
+                        needs_of(mir, ob, true, &mut needs);
+                    } else {
+                        needs_of(mir, ob, false, &mut needs);
+                        needs.extend_from_slice(&a_needs[1]);
+                    }
+                    if fits(&needs) {
                         choice = Some((i, a_rgb));
                         break 'search;
                     }
@@ -321,6 +377,7 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                 Some((i, a_rgb)) => {
                     slot[i] = Some(cur);
                     left -= 1;
+                    remaining.retain(|&k| k != i);
                     let (r, al) = if a_rgb { (a, ops[i]) } else { (ops[i], a) };
                     bundle.rgb = Some(r);
                     bundle.alpha = Some(al);
@@ -393,56 +450,69 @@ pub type SlotKeys<R> = [(Option<Key<R>>, Option<Key<R>>); 3];
 /// to slots 0 and 1 (CTM §3.3.2). `None` if they do not fit.
 pub fn fit<R: Copy + Eq>(needs: &[Need<R>]) -> Option<(Vec<u8>, SlotKeys<R>)> {
     let mut slots: SlotKeys<R> = [(None, None); 3];
-    let mut out = vec![0u8; needs.len()];
-    fn place<R: Copy + Eq>(
-        needs: &[Need<R>],
-        k: usize,
-        slots: &mut SlotKeys<R>,
-        out: &mut [u8],
-    ) -> bool {
-        if k == needs.len() {
-            return true;
-        }
-        let nd = needs[k];
-        let range: SmallVec<[usize; 3]> = match nd.pinned {
-            Some(p) => SmallVec::from_slice(&[p as usize]),
-            None => SmallVec::from_slice(&[0, 1, 2]),
-        };
-        for s in range {
-            let ok = |have: Option<Key<R>>, want: Option<Key<R>>| match (have, want) {
-                (_, None) => true,
-                (None, Some(_)) => true,
-                (Some(h), Some(w)) => h == w,
-            };
-            if ok(slots[s].0, nd.rgb) && ok(slots[s].1, nd.alpha) {
-                let saved = slots[s];
-                if nd.rgb.is_some() {
-                    slots[s].0 = nd.rgb;
-                }
-                if nd.alpha.is_some() {
-                    slots[s].1 = nd.alpha;
-                }
-                out[k] = s as u8;
-                if place(needs, k + 1, slots, out) {
-                    return true;
-                }
-                slots[s] = saved;
-            }
-        }
-        false
-    }
     // Pinned needs first.
-    let mut order: Vec<usize> = (0..needs.len()).collect();
+    let mut order: SmallVec<[usize; 12]> = (0..needs.len()).collect();
     order.sort_by_key(|&i| needs[i].pinned.is_none());
-    let sorted: Vec<Need<R>> = order.iter().map(|&i| needs[i]).collect();
-    let mut sorted_out = vec![0u8; needs.len()];
+    let sorted: SmallVec<[Need<R>; 12]> = order.iter().map(|&i| needs[i]).collect();
+    let mut sorted_out: SmallVec<[u8; 12]> = SmallVec::from_elem(0, needs.len());
     if !place(&sorted, 0, &mut slots, &mut sorted_out) {
         return None;
     }
+    let mut out = vec![0u8; needs.len()];
     for (k, &i) in order.iter().enumerate() {
         out[i] = sorted_out[k];
     }
     Some((out, slots))
+}
+
+/// Whether `needs` fit the source slots ([`fit`] without the assignment).
+fn fits<R: Copy + Eq>(needs: &[Need<R>]) -> bool {
+    let mut slots: SlotKeys<R> = [(None, None); 3];
+    let mut sorted: SmallVec<[Need<R>; 12]> = SmallVec::new();
+    sorted.extend(needs.iter().copied().filter(|n| n.pinned.is_some()));
+    sorted.extend(needs.iter().copied().filter(|n| n.pinned.is_none()));
+    let mut out: SmallVec<[u8; 12]> = SmallVec::from_elem(0, needs.len());
+    place(&sorted, 0, &mut slots, &mut out)
+}
+
+/// Places needs `k..` into `slots` by backtracking, recording each slot in
+/// `out`.
+fn place<R: Copy + Eq>(
+    needs: &[Need<R>],
+    k: usize,
+    slots: &mut SlotKeys<R>,
+    out: &mut [u8],
+) -> bool {
+    if k == needs.len() {
+        return true;
+    }
+    let nd = needs[k];
+    let range = match nd.pinned {
+        Some(p) => p as usize..p as usize + 1,
+        None => 0..3,
+    };
+    for s in range {
+        let ok = |have: Option<Key<R>>, want: Option<Key<R>>| match (have, want) {
+            (_, None) => true,
+            (None, Some(_)) => true,
+            (Some(h), Some(w)) => h == w,
+        };
+        if ok(slots[s].0, nd.rgb) && ok(slots[s].1, nd.alpha) {
+            let saved = slots[s];
+            if nd.rgb.is_some() {
+                slots[s].0 = nd.rgb;
+            }
+            if nd.alpha.is_some() {
+                slots[s].1 = nd.alpha;
+            }
+            out[k] = s as u8;
+            if place(needs, k + 1, slots, out) {
+                return true;
+            }
+            slots[s] = saved;
+        }
+    }
+    false
 }
 
 /// The part of a register a lane read needs: `true` for the alpha part.
@@ -485,7 +555,7 @@ pub fn half_reads(op: &MirOp, half_alpha: bool) -> SmallVec<[(usize, SmallVec<[L
 }
 
 /// The needs of one half (virtual keys).
-fn needs_of(mir: &Mir, op: &MirOp, half_alpha: bool, needs: &mut Vec<Need<VReg>>) {
+fn needs_of(mir: &Mir, op: &MirOp, half_alpha: bool, needs: &mut SmallVec<[Need<VReg>; 12]>) {
     for (i, lanes) in half_reads(op, half_alpha) {
         let arg = op.args[i];
         let mut nd = Need {
@@ -531,12 +601,12 @@ fn needs_of(mir: &Mir, op: &MirOp, half_alpha: bool, needs: &mut Vec<Need<VReg>>
 /// Whether an RGB op and an alpha op (either may be absent, or the same
 /// two-unit op) fit one instruction's source slots.
 pub fn fits_pair(mir: &Mir, rgb: Option<OpId>, alpha: Option<OpId>) -> bool {
-    let mut needs = Vec::new();
+    let mut needs: SmallVec<[Need<VReg>; 12]> = SmallVec::new();
     if let Some(r) = rgb {
         needs_of(mir, mir.op(r), false, &mut needs);
     }
     if let Some(a) = alpha {
         needs_of(mir, mir.op(a), true, &mut needs);
     }
-    fit(&needs).is_some()
+    fits(&needs)
 }

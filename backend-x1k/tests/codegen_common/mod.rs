@@ -241,10 +241,22 @@ pub fn check_with(
     tol: f32,
     alternative: Alternative,
 ) -> Result<DppRun, String> {
+    check_at(program, kernel, args, tol, OptLevel::O2, alternative)
+}
+
+/// [`check_with`] with the IR optimised at `level`.
+pub fn check_at(
+    program: &ctm_frontend::tast::Program,
+    kernel: &Kernel,
+    args: &KernelArgs,
+    tol: f32,
+    level: OptLevel,
+    alternative: Alternative,
+) -> Result<DppRun, String> {
     let want = run_kernel(program, kernel, args, &RunOptions::default())
         .map_err(|e| format!("reference: {e}"))?;
-    let p = compile_kernel(program, kernel, OptLevel::O2, &Default::default())
-        .map_err(|e| e.to_string())?;
+    let p =
+        compile_kernel(program, kernel, level, &Default::default()).map_err(|e| e.to_string())?;
     let run = simulate(&p, kernel, args)?;
     let (w, h) = args.domain;
     let close =

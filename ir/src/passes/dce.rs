@@ -13,9 +13,9 @@
 //! Assumes a valid module; keeps it valid.
 
 use crate::edit;
+use crate::fasthash::FastSet;
 use crate::graph::{Module, NodeId, RegionId, Value};
 use crate::op::Op;
-use std::collections::HashSet;
 
 /// Runs dead-code elimination over the whole module. Returns `true` if
 /// anything changed.
@@ -182,7 +182,7 @@ fn theta(m: &mut Module, t: NodeId) -> bool {
 /// Indices of the arguments the values `roots` depend on (within their
 /// region, looking through nested regions' inputs).
 fn reached_arguments(m: &Module, roots: &[Value]) -> Vec<usize> {
-    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut seen: FastSet<NodeId> = FastSet::default();
     let mut work: Vec<NodeId> = roots.iter().map(|v| v.node).collect();
     let mut args = Vec::new();
     while let Some(n) = work.pop() {

@@ -7,9 +7,9 @@
 //! Nodes inside nested regions of the body stay where they are.
 
 use crate::edit;
+use crate::fasthash::FastMap;
 use crate::graph::{Module, NodeId, RegionId, Value};
 use crate::op::Op;
-use std::collections::HashMap;
 
 /// Hoists invariant code out of every loop. Returns `true` if anything
 /// moved.
@@ -43,13 +43,14 @@ fn hoist(m: &mut Module, theta: NodeId) -> bool {
         return false;
     };
     // Where each invariant body value is available outside the loop.
-    let mut outside: HashMap<Value, Value> = HashMap::new();
+    let mut outside: FastMap<Value, Value> = FastMap::default();
     for k in 0..inputs.len() {
         if m.result(body, k + 1) == m.argument(body, k) {
             outside.insert(m.argument(body, k), inputs[k]);
         }
     }
     let mut moved = Vec::new();
+    let mut copies = Vec::new();
     for n in order {
         let op = m.node(n).op.clone();
         if matches!(op, Op::Argument(_) | Op::Result(_)) || op.has_effect() || op.is_structured() {
@@ -62,6 +63,7 @@ fn hoist(m: &mut Module, theta: NodeId) -> bool {
         let mapped: Vec<Value> = ins.iter().map(|v| outside[v]).collect();
         let outputs = m.node(n).outputs.clone();
         let copy = m.add_node(theta.region, op.clone(), &mapped, &outputs);
+        copies.push(copy);
         outside.insert(m.output(n, 0), m.output(copy, 0));
         // Constants are cheaper rematerialised than carried; they stay too.
         if !matches!(op, Op::Const(_)) {
@@ -77,7 +79,13 @@ fn hoist(m: &mut Module, theta: NodeId) -> bool {
         let arg = edit::add_invariant_theta_var(m, theta, outside[&v]);
         m.replace_uses(v, arg);
     }
-    // Copies nobody needed (constants, or nodes whose users moved) are
-    // left for dead-code elimination.
+    // Copies nobody needed (constants, or nodes whose users moved) go
+    // again, latest first (a later copy may read an earlier one): left for DCE,
+    // they made every round of the pipeline look like a change.
+    for c in copies.into_iter().rev() {
+        if !m.has_users(c) {
+            m.remove_node(c);
+        }
+    }
     changed
 }

@@ -50,6 +50,28 @@ pub enum BoolVal {
     Or(Box<BoolVal>, Box<BoolVal>),
 }
 
+impl BoolVal {
+    /// The value of `self` if it does not depend on the element (literals
+    /// under `!`, `&&`, `||`).
+    pub fn known(&self) -> Option<bool> {
+        match self {
+            BoolVal::Lit(b) => Some(*b),
+            BoolVal::Not(x) => x.known().map(|b| !b),
+            BoolVal::And(x, y) => match (x.known(), y.known()) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            BoolVal::Or(x, y) => match (x.known(), y.known()) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// How a comparison maps to "d >= 0" or "−|d| >= 0": the difference's
 /// operand order and whether the test is the complement.
 fn cmp_form(op: CmpOp) -> (bool, bool, bool) {

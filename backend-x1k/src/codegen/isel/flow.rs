@@ -14,18 +14,16 @@
 //! [`liveness`] keeps dead loop counters (whose only use was the dropped
 //! test) and dead ports of gammas and thetas out of the program.
 
-use super::loops::{
-    bound_source, counter_plus, counter_reads, dependencies, early_exit_ok, guard_only, has_effects,
-};
+use super::loops::{bound_source, dependencies, early_exit_ok, guard_only, has_effects};
 use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
 use crate::codegen::mir::{LoopCount, Node, Operand, RegClass, Src, Unit, VReg};
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::fasthash::FastSet as HashSet;
 use ctm_ir::graph::{Module, NodeId, Value};
 use ctm_ir::op::{BinOp, CmpOp, Gamma, Op, Theta, UnOp};
 use ctm_ir::types::Ty;
-use std::collections::HashSet;
 
 impl Selector<'_> {
     /// Selects a gamma.
@@ -42,10 +40,12 @@ impl Selector<'_> {
         };
         let live = &self.live.values;
         let guard = guard_only(m, n, &|v| live.contains(&v));
-        if guard || matches!(pred, BoolVal::Lit(_)) {
-            // A constant condition, or the `start < end` guard of a loop
-            // whose count already skips it (CTM §3.5.3).
-            let t = guard || matches!(pred, BoolVal::Lit(true));
+        let known = pred.known();
+        if guard || known.is_some() {
+            // A constant condition (`!false` at -O0 too), or the `start <
+            // end` guard of a loop whose count already skips it (CTM
+            // §3.5.3).
+            let t = guard || known == Some(true);
             let r = g.branches[if t { 0 } else { 1 }];
             let results = self.inline_region(r, &entries)?;
             for (k, v) in results.into_iter().enumerate() {
@@ -327,54 +327,14 @@ impl Selector<'_> {
                 (IntSource::Const(trips), IntSource::Const(0))
             }
         };
-        // Uniform-array reads at the counter plus a constant: LOOP with aL
-        // = counter + shift (see `loops`).
-        let reads = counter_reads(m, n, &t);
-        let (count, al) = match (&counter, reads.is_empty()) {
-            (_, true) => (count, None),
-            (Some((start, end)), false) => {
-                let lowest = reads
-                    .iter()
-                    .map(|&(p, c)| self.consts.uniform_base[p.index()].map_or(0, i32::from) + c)
-                    .min()
-                    .unwrap_or(0);
-                let (lo, hi) = match start {
-                    IntSource::Const(s) => (-s, lowest),
-                    _ => (0, 0.min(lowest)),
-                };
-                if lo > hi {
-                    return Err(self.dynamic_index(n));
-                }
-                let shift = 0.clamp(lo, hi);
-                let init = match start {
-                    IntSource::Const(s) => IntSource::Const(s + shift),
-                    other => other.clone(),
-                };
-                if let IntSource::Const(s) = start
-                    && !(0..=255).contains(&(s + shift))
-                {
-                    return Err(self.dynamic_index(n));
-                }
-                let range = match (start, end) {
-                    (IntSource::Const(a), IntSource::Const(b)) => Some((*a, *b)),
-                    _ => None,
-                };
-                (
-                    (count.0, init),
-                    Some(super::AlLoop {
-                        theta: n,
-                        shift,
-                        range,
-                    }),
-                )
-            }
-            (None, false) => return Err(self.dynamic_index(n)),
-        };
-        let int_const = self.consts.int_const(count.0, count.1)?;
+        // Uniform-array reads through aL: LOOP with aL's init and step
+        // (`arrays`).
+        let al = self.arrays.loops.get(&n).cloned();
         let is_loop = al.is_some();
-        if let Some(a) = al {
-            self.al_loops.push(a);
-        }
+        let int_const = match al {
+            Some(a) => self.consts.int_const(count.0, a.init, a.step)?,
+            None => self.consts.int_const(count.0, count.1, 1)?,
+        };
         self.loop_depth += 1;
         self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
         let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
@@ -437,9 +397,6 @@ impl Selector<'_> {
         })?;
         self.frames_in_loop = saved_frames;
         self.loop_depth -= 1;
-        if is_loop {
-            self.al_loops.pop();
-        }
         self.push_node(Node::Loop {
             count: if is_loop {
                 LoopCount::Loop(int_const)
@@ -538,9 +495,9 @@ fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Opti
 /// The nodes whose values the program needs: root results, scatters, and
 /// what they depend on, through gammas (per output) and thetas (per loop
 /// value, with the counter test that the loop count replaces left out).
-pub fn liveness(m: &Module) -> Liveness {
-    let mut needed: HashSet<NodeId> = HashSet::new();
-    let mut values: HashSet<Value> = HashSet::new();
+pub fn liveness(m: &Module, arrays: &super::arrays::ArrayPlan) -> Liveness {
+    let mut needed: HashSet<NodeId> = HashSet::default();
+    let mut values: HashSet<Value> = HashSet::default();
     let mut work: Vec<Value> = m.results(m.root);
     for r in m.region_ids() {
         for n in m.nodes(r) {
@@ -592,9 +549,8 @@ pub fn liveness(m: &Module) -> Liveness {
                     }
                 }
             }
-            // An array read at the loop counter plus a constant reads
-            // through aL: the counter value itself is not needed.
-            Op::UniformElement(_) if counter_plus(m, m.inputs(n)[0]).is_some() => {}
+            // An array read through aL: the index value is not needed.
+            Op::UniformElement(_) if arrays.is_relative(n) => {}
             _ => work.extend(m.inputs(n)),
         }
     }

@@ -7,8 +7,9 @@
 //!   nearest texel (it rounds down, `numerics::coordinate`) and clamps to
 //!   the edge, so no `floor` is needed.
 //! - Uniforms: float constants (scalars replicated); uniform-array
-//!   elements with a constant index read their constant directly; any
-//!   other index is CK0070.
+//!   elements with a constant index read their constant directly, an
+//!   index computed from loop counters reads through aL or a select chain
+//!   (`arrays`); any other index is CK0070.
 //! - Outputs: `OUT` instructions (CTM §3.3.8); an output computed by the
 //!   last block's op becomes that op (it writes the target instead of a
 //!   register).
@@ -18,6 +19,7 @@
 //!   the element is discarded (CTM §3.4.1).
 
 use super::arith::{Modify, modify};
+use super::arrays::ArrayRead;
 use super::{BoolVal, Selector, Val};
 use crate::codegen::CodegenError;
 use crate::codegen::mir::{AluKind, Lane, MirOp, Operand, RegClass, Special, Src, TexKind, Unit};
@@ -136,12 +138,13 @@ impl Selector<'_> {
         Ok(const_view(base, ty.width().unwrap_or(1)))
     }
 
-    /// Element `index` of a uniform array or `mat4` column: a constant
-    /// index reads its constant (clamped like the reference); the loop
-    /// counter plus a constant reads `c[N + aL]` inside the LOOP selected
-    /// for it (CTM §3.3.1). Anything else is CK0070.
+    /// Element `index` of a uniform array or `mat4` column (read `n`): a
+    /// constant index reads its constant (clamped like the reference); a
+    /// counter-derived index reads `c[N + aL]` or a select chain, as
+    /// planned (`arrays`). Anything else is CK0070.
     pub(super) fn uniform_element(
         &mut self,
+        n: ctm_ir::graph::NodeId,
         p: ParamId,
         index: ctm_ir::graph::Value,
         ty: Ty,
@@ -155,27 +158,29 @@ impl Selector<'_> {
         };
         let is_mat = matches!(m.params[p.index()].kind, ParamKind::Uniform(Type::Mat4));
         let w = ty.width().unwrap_or(if is_mat { 4 } else { 1 });
-        if let Some((theta, c)) = super::loops::counter_plus(m, index)
-            && let Some(al) = self.al_loops.last().copied()
-            && al.theta == theta
-        {
-            // Every element the loop reads must be in the array (the
-            // reference clamps); with a uniform bound this is the
-            // program's promise (`docs/backend-x1k.md` §3).
-            let in_range = al
-                .range
-                .is_none_or(|(s, e)| s >= e || (s + c >= 0 && e - 1 + c < len as i32));
-            let n = base as i32 + c - al.shift;
-            if in_range && (0..=255).contains(&n) {
-                let mut v = const_view(n as u8, w);
-                if let Val::View { src, .. } = &mut v {
-                    *src = Src::Const {
-                        index: n as u8,
+        match self.arrays.reads.get(&n).copied() {
+            Some(ArrayRead::Relative { n, .. }) => {
+                return Ok(Val::View {
+                    src: Src::Const {
+                        index: n,
                         relative: true,
-                    };
+                    },
+                    lanes: [Lane::Of(0), Lane::Of(1), Lane::Of(2), Lane::Of(3)],
+                    width: w,
+                    modifier: InputModifier::None,
+                });
+            }
+            Some(ArrayRead::Chain { lo, hi }) => {
+                let idx = self.get(index)?;
+                let at = |k: u16| const_view(base.saturating_add(k.min(255) as u8), w);
+                let mut v = at(lo);
+                for k in lo + 1..=hi {
+                    let ge = BoolVal::Cmp(CmpOp::Ge, idx.clone(), Val::scalar(f32::from(k)));
+                    v = self.select(Val::Bool(Box::new(ge)), at(k), v, ty)?;
                 }
                 return Ok(v);
             }
+            None => {}
         }
         match self.get_live(index)? {
             Val::Lit { values, .. } => {
@@ -193,23 +198,9 @@ impl Selector<'_> {
             code: Code::X1kDynamicIndex,
             kernel: m.name.clone(),
             message: format!(
-                "`{}`: the index of uniform array `{}` is neither a constant nor a loop counter plus a constant after optimisation",
+                "`{}`: the index of uniform array `{}` is neither a constant nor computed from loop counters and constants after optimisation",
                 m.name,
                 m.params[p.index()].name
-            ),
-        }
-    }
-
-    /// CK0070 for a uniform-array read in loop `theta` that aL cannot
-    /// address.
-    pub(super) fn dynamic_index(&self, theta: ctm_ir::graph::NodeId) -> CodegenError {
-        let m = self.m;
-        CodegenError::Limit {
-            code: Code::X1kDynamicIndex,
-            kernel: m.name.clone(),
-            message: format!(
-                "`{}`: a uniform array is indexed by the counter of a loop ({theta:?}) whose bounds aL-relative addressing cannot follow",
-                m.name
             ),
         }
     }

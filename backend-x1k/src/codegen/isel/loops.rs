@@ -1,16 +1,7 @@
 //! Loop analyses for selection: where a value really comes from (through
-//! region arguments), the `for` counter's bounds, which uniform-array
-//! reads can use aL-relative addressing, and the `start < end` guard a
-//! REP does not need.
-//!
-//! **aL-relative constants** (CTM §3.3.1, §3.5.2). A loop whose body reads
-//! uniform-array elements at `counter + c` becomes `LOOP`/`ENDLOOP` with
-//! aL = counter + `shift` (init `start + shift`, step 1), so element
-//! `counter + c` of an array at constant base `b` is `c[b + c − shift +
-//! aL]`. `shift` keeps aL's initial value in the counter's 0..255 range
-//! (`shift = max(0, −start)`) and every address `b + c − shift` in 0..255.
-//! A REP inside the LOOP sees the same aL; a nested LOOP shadows it, so an
-//! outer counter read inside one is CK0070.
+//! region arguments), the `for` counter's bounds, and the `start < end`
+//! guard a REP does not need. (Which loops set aL for uniform-array reads:
+//! `arrays`.)
 //!
 //! **The entry guard.** A `for` loop is a tail-controlled theta under a
 //! gamma testing `start < end` (the theta runs at least once). `REP`/`LOOP`
@@ -19,31 +10,74 @@
 //! values, the gamma is dropped and the loop selected unconditionally.
 
 use crate::abi::IntSource;
-use ctm_frontend::tast::ParamId;
 use ctm_frontend::value::Value as Constant;
-use ctm_ir::graph::{Module, NodeId, Value};
-use ctm_ir::op::{BinOp, CmpOp, Op, Theta};
+use ctm_ir::graph::{Module, NodeId, RegionId, Value};
+use ctm_ir::op::{CmpOp, Op, Theta};
 
-/// Follows `v` through region arguments to the value it stands for: a
-/// gamma branch's argument `i` is the gamma's input `i + 1`; a loop-
-/// invariant theta argument is the theta's input.
+/// Follows `v` through region arguments and pass-through ports to the
+/// value it stands for: a gamma branch's argument `i` is the gamma's input
+/// `i + 1`; a gamma output whose branches both pass the same entry through
+/// is that entry; a loop-invariant theta argument or output (the body
+/// passes the argument through, possibly via gammas and inner loops) is
+/// the theta's input. Each step is resolved inside its own region first
+/// (a branch's arguments stand for themselves there), so the search is
+/// linear in the ports it passes; it is bounded all the same, and past the
+/// bound `v` stands for itself.
 pub fn origin(m: &Module, mut v: Value) -> Value {
-    for _ in 0..64 {
-        let Op::Argument(i) = m.node(v.node).op else {
-            return v;
+    let mut budget = 4096u32;
+    loop {
+        let l = local(m, v, &mut budget);
+        let Op::Argument(i) = m.node(l.node).op else {
+            return l;
         };
-        let region = v.node.region;
+        let region = l.node.region;
         let Some(owner) = m.region(region).owner else {
-            return v;
+            return l;
         };
         let i = i as usize;
-        match m.node(owner).op {
-            Op::Gamma(_) => v = m.inputs(owner)[i + 1],
-            Op::Theta(_) if m.result(region, i + 1) == v => v = m.inputs(owner)[i],
+        v = match m.node(owner).op {
+            Op::Gamma(_) => m.inputs(owner)[i + 1],
+            Op::Theta(_) if invariant(m, region, i, &mut budget) => m.inputs(owner)[i],
+            _ => return l,
+        };
+        if budget == 0 {
+            return v;
+        }
+    }
+}
+
+/// [`origin`] inside `v`'s region: through gamma and theta outputs that
+/// pass an entry through, stopping at the region's arguments.
+fn local(m: &Module, mut v: Value, budget: &mut u32) -> Value {
+    loop {
+        if *budget == 0 {
+            return v;
+        }
+        *budget -= 1;
+        let port = v.port as usize;
+        match m.node(v.node).op {
+            Op::Gamma(g) => {
+                let [a, b] = g.branches.map(|r| local(m, m.result(r, port), budget));
+                let (Op::Argument(i), Op::Argument(j)) = (&m.node(a.node).op, &m.node(b.node).op)
+                else {
+                    return v;
+                };
+                let ins = m.inputs(v.node);
+                let (x, y) = (ins[*i as usize + 1], ins[*j as usize + 1]);
+                if x != y {
+                    return v;
+                }
+                v = x;
+            }
+            Op::Theta(t) if invariant(m, t.body, port, budget) => v = m.inputs(v.node)[port],
             _ => return v,
         }
     }
-    v
+}
+
+/// Whether loop body `body` passes argument `i` through unchanged.
+fn invariant(m: &Module, body: RegionId, i: usize, budget: &mut u32) -> bool {
+    local(m, m.result(body, i + 1), budget) == m.argument(body, i)
 }
 
 /// A `for` bound: an integer constant or an `i32` uniform.
@@ -54,73 +88,6 @@ pub fn bound_source(m: &Module, v: Value) -> Option<IntSource> {
         Op::Uniform(p) => Some(IntSource::Uniform(m.params[p.index()].name.clone())),
         _ => None,
     }
-}
-
-/// `v` as (theta whose counter it is, offset): the counter argument of a
-/// theta body plus or minus integer constants.
-pub fn counter_plus(m: &Module, v: Value) -> Option<(NodeId, i32)> {
-    let mut offset = 0i32;
-    let mut v = origin(m, v);
-    for _ in 0..16 {
-        let node = m.node(v.node);
-        match node.op {
-            Op::Argument(i) => {
-                let owner = m.region(v.node.region).owner?;
-                let Op::Theta(t) = m.node(owner).op else {
-                    return None;
-                };
-                return (t.info.counter == Some(i)).then_some((owner, offset));
-            }
-            Op::Binary(b @ (BinOp::IAdd | BinOp::ISub)) => {
-                let ins = m.inputs(v.node);
-                let konst = |x: Value| match m.node(origin(m, x).node).op {
-                    Op::Const(Constant::I32(c)) => Some(c),
-                    _ => None,
-                };
-                let (next, c) = match (konst(ins[0]), konst(ins[1])) {
-                    (_, Some(c)) => (
-                        ins[0],
-                        if b == BinOp::ISub {
-                            c.checked_neg()?
-                        } else {
-                            c
-                        },
-                    ),
-                    (Some(c), None) if b == BinOp::IAdd => (ins[1], c),
-                    _ => return None,
-                };
-                offset = offset.checked_add(c)?;
-                v = origin(m, next);
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The uniform-array reads `array[counter + c]` of `theta`'s counter in
-/// its body (and in the branches and inner loops it contains): (array, c).
-pub fn counter_reads(m: &Module, theta: NodeId, t: &Theta) -> Vec<(ParamId, i32)> {
-    let mut out = Vec::new();
-    let mut regions = vec![t.body];
-    while let Some(r) = regions.pop() {
-        for n in m.nodes(r) {
-            match &m.node(n).op {
-                Op::UniformElement(p) => {
-                    if let Some((owner, c)) = counter_plus(m, m.inputs(n)[0])
-                        && owner == theta
-                        && !out.contains(&(*p, c))
-                    {
-                        out.push((*p, c));
-                    }
-                }
-                Op::Gamma(g) => regions.extend(g.branches),
-                Op::Theta(inner) => regions.push(inner.body),
-                _ => {}
-            }
-        }
-    }
-    out
 }
 
 /// Whether gamma `gamma` only guards the `for` loop in its first branch:
@@ -250,7 +217,7 @@ pub fn early_exit_ok(
 /// The nodes of `region` that `v` depends on (`v`'s node included), in
 /// the region's topological order.
 pub fn dependencies(m: &Module, region: ctm_ir::RegionId, v: Value) -> Vec<NodeId> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = ctm_ir::fasthash::FastSet::default();
     let mut work = vec![v.node];
     while let Some(n) = work.pop() {
         if n.region != region || !seen.insert(n) {

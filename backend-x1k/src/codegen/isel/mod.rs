@@ -14,6 +14,7 @@
 //! thetas).
 
 mod arith;
+mod arrays;
 mod coalesce;
 mod cond;
 mod flow;
@@ -27,11 +28,11 @@ use super::mir::{
 };
 use crate::isa::InputModifier;
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::fasthash::FastMap as HashMap;
 use ctm_ir::graph::{Module, NodeId, RegionId, Value};
 use ctm_ir::op::{Op, ParamInfo};
 use ctm_ir::types::Ty;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 pub use cond::BoolVal;
 
@@ -117,30 +118,19 @@ pub struct Selector<'m> {
     pub(super) frames_in_loop: u32,
     /// Uses of each IR value (for single-use folds).
     uses: HashMap<Value, usize>,
-    /// The LOOPs being selected whose aL addresses uniform arrays,
-    /// innermost last.
-    pub(super) al_loops: Vec<AlLoop>,
+    /// How uniform-array reads at computed indices are addressed, and
+    /// which loops set aL for them.
+    pub(super) arrays: arrays::ArrayPlan,
     /// How many IR values are bound to views of each register (a value
     /// computed into another register's lanes must have no other name).
     pub(super) names: HashMap<VReg, u32>,
-}
-
-/// A loop selected as `LOOP` for aL-relative uniform-array reads.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct AlLoop {
-    /// Its theta.
-    pub theta: NodeId,
-    /// aL = counter + shift.
-    pub shift: i32,
-    /// The counter's constant range `start..end`, if known.
-    pub range: Option<(i32, i32)>,
 }
 
 impl<'m> Selector<'m> {
     /// A selector for `m`, with the uniforms laid out.
     pub fn new(m: &'m Module) -> Result<Selector<'m>, CodegenError> {
         let consts = ConstTable::new(&m.name, &m.params)?;
-        let mut uses = HashMap::new();
+        let mut uses = HashMap::default();
         for r in m.region_ids() {
             for n in m.nodes(r) {
                 for v in m.inputs(n) {
@@ -148,13 +138,14 @@ impl<'m> Selector<'m> {
                 }
             }
         }
+        let arrays = arrays::plan(m, &consts.uniform_base);
         Ok(Selector {
             m,
             mir: Mir::default(),
             consts,
-            values: HashMap::new(),
-            live: flow::liveness(m),
-            inputs: HashMap::new(),
+            values: HashMap::default(),
+            live: flow::liveness(m, &arrays),
+            inputs: HashMap::default(),
             index: None,
             nodes: Vec::new(),
             block: Vec::new(),
@@ -164,8 +155,8 @@ impl<'m> Selector<'m> {
             max_loop_depth: 0,
             frames_in_loop: 0,
             uses,
-            al_loops: Vec::new(),
-            names: HashMap::new(),
+            arrays,
+            names: HashMap::default(),
         })
     }
 
@@ -276,7 +267,7 @@ impl<'m> Selector<'m> {
             Op::Argument(_) | Op::Result(_) => return Ok(()),
             Op::Const(c) => constant(c),
             Op::Uniform(p) => self.uniform(*p, ty)?,
-            Op::UniformElement(p) => self.uniform_element(*p, inputs[0], ty)?,
+            Op::UniformElement(p) => self.uniform_element(n, *p, inputs[0], ty)?,
             Op::Input(p) => {
                 let w = ty.width().unwrap_or(1);
                 match self.inputs.get(&p.0) {
