@@ -245,6 +245,9 @@ pub fn plan(m: &Module, base: &[Option<u8>]) -> ArrayPlan {
             let Some(b) = base.get(p.index()).copied().flatten() else {
                 continue;
             };
+            if len < 1 {
+                continue;
+            }
             reads.push(Read {
                 node: n,
                 base: i64::from(b),
