@@ -6,7 +6,7 @@
 //! writes are made lane by lane. The equivalence tests run every program
 //! through both engines and compare every bit.
 
-use ctm_backend_x1k::isa::{AlphaOp, AluResultSel, AluWrites, RgbOp, UmrtTarget};
+use ctm_backend_x1k::isa::{AlphaOp, AluResultSel, AluWrites, RgbOp};
 use smallvec::SmallVec;
 
 use super::alu::{Lanes, Scratch, check_presub_hazard};
@@ -15,8 +15,7 @@ use super::fp;
 use super::prepare::AluPlan;
 use super::sources::{Sources, check_tex_ready, relative};
 use super::state::{Group, LaneMask};
-use super::writes::{compare_mask, predicate_mask};
-use crate::x1k::interface::UmrtWrite;
+use super::writes::{compare_mask, predicate_mask, write_predicates, write_umrt};
 
 /// Execute one ALU/OUT instruction for the group, lane by lane.
 pub(crate) fn execute(
@@ -269,21 +268,7 @@ fn write_results(
     group.sync.prev_alu_writes = if inst.nop { [(0, 0); 2] } else { prev_writes };
 
     match &inst.writes {
-        AluWrites::Predicate(p) => {
-            // CTM §3.3.9: predicate writes are not predicated; compared after clamp.
-            for (c, lanes) in rgb_out.iter().enumerate() {
-                if p.rgb_mask.has(c) {
-                    let bits = compare_mask(&lanes[..n], p.rgb_op);
-                    group.pred[c] = (group.pred[c] & !writers) | (bits & writers);
-                    group.sync.pred_dirty |= 1 << c;
-                }
-            }
-            if p.alpha_mask.is_on() {
-                let bits = compare_mask(&alpha_out[..n], p.alpha_op);
-                group.pred[3] = (group.pred[3] & !writers) | (bits & writers);
-                group.sync.pred_dirty |= 8;
-            }
-        }
+        AluWrites::Predicate(p) => write_predicates(group, p, writers, rgb_out, alpha_out),
         AluWrites::Output(o) => {
             if let Some(kind) = plan.umrt {
                 write_umrt(group, plan, kind, writers, rgb_out, alpha_out)?;
@@ -330,37 +315,6 @@ fn write_results(
         group.alu_result_valid = true;
         // Bit 4 of `pred_dirty` tracks the ALU result for `ALU_WAIT`.
         group.sync.pred_dirty |= 0x10;
-    }
-    Ok(())
-}
-
-/// UMRT writes (CTM §3.3.8): R = value, G = x, B = y, A must be 0.
-fn write_umrt(
-    group: &mut Group,
-    plan: &AluPlan,
-    kind: UmrtTarget,
-    writers: LaneMask,
-    rgb_out: &[Lanes; 3],
-    alpha_out: &Lanes,
-) -> Result<(), FaultKind> {
-    let inst = &plan.inst;
-    let mask = writers & group.covered & predicate_mask(group, inst.rgb.predicate, 0);
-    for lane in 0..group.n {
-        if mask & (1 << lane) == 0 {
-            continue;
-        }
-        if fp::flush(alpha_out[lane]) != 0.0 {
-            return Err(FaultKind::UmrtAlphaNotZero {
-                value: alpha_out[lane],
-            });
-        }
-        group.umrt[lane].push(UmrtWrite {
-            target: kind.target().code() as u8,
-            x: rgb_out[1][lane],
-            y: rgb_out[2][lane],
-            value: rgb_out[0][lane],
-        });
-        group.profile.counters.umrt_writes += 1;
     }
     Ok(())
 }

@@ -5,7 +5,9 @@
 //! conditional value. Lane masks are computed once per channel, not per
 //! lane.
 
-use ctm_backend_x1k::isa::{AluResultSel, AluWrites, PredSel, Predicate, UmrtTarget};
+use ctm_backend_x1k::isa::{
+    AluResultSel, AluWrites, PredSel, Predicate, PredicateWrites, UmrtTarget,
+};
 
 use super::alu::Lanes;
 use super::fault::{Access, FaultKind};
@@ -104,21 +106,7 @@ pub(crate) fn write_results(
     group.sync.prev_alu_writes = if inst.nop { [(0, 0); 2] } else { prev_writes };
 
     match &inst.writes {
-        AluWrites::Predicate(p) => {
-            // CTM §3.3.9: predicate writes are not predicated; compared after clamp.
-            for (c, lanes) in rgb_out.iter().enumerate() {
-                if p.rgb_mask.has(c) {
-                    let bits = compare_mask(&lanes[..n], p.rgb_op);
-                    group.pred[c] = (group.pred[c] & !writers) | (bits & writers);
-                    group.sync.pred_dirty |= 1 << c;
-                }
-            }
-            if p.alpha_mask.is_on() {
-                let bits = compare_mask(&alpha_out[..n], p.alpha_op);
-                group.pred[3] = (group.pred[3] & !writers) | (bits & writers);
-                group.sync.pred_dirty |= 8;
-            }
-        }
+        AluWrites::Predicate(p) => write_predicates(group, p, writers, rgb_out, alpha_out),
         AluWrites::Output(o) => {
             if let Some(kind) = plan.umrt {
                 write_umrt(group, plan, kind, writers, rgb_out, alpha_out)?;
@@ -184,8 +172,32 @@ fn set_lanes(mask: LaneMask, n: usize) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Predicate writes (CTM §3.3.9): not predicated themselves; the results
+/// are compared after clamp, for the processors in `writers`.
+pub(crate) fn write_predicates(
+    group: &mut Group,
+    p: &PredicateWrites,
+    writers: LaneMask,
+    rgb_out: &[Lanes; 3],
+    alpha_out: &Lanes,
+) {
+    let n = group.n;
+    for (c, lanes) in rgb_out.iter().enumerate() {
+        if p.rgb_mask.has(c) {
+            let bits = compare_mask(&lanes[..n], p.rgb_op);
+            group.pred[c] = (group.pred[c] & !writers) | (bits & writers);
+            group.sync.pred_dirty |= 1 << c;
+        }
+    }
+    if p.alpha_mask.is_on() {
+        let bits = compare_mask(&alpha_out[..n], p.alpha_op);
+        group.pred[3] = (group.pred[3] & !writers) | (bits & writers);
+        group.sync.pred_dirty |= 8;
+    }
+}
+
 /// UMRT writes (CTM §3.3.8): R = value, G = x, B = y, A must be 0.
-fn write_umrt(
+pub(crate) fn write_umrt(
     group: &mut Group,
     plan: &AluPlan,
     kind: UmrtTarget,
