@@ -8,6 +8,7 @@
 //! and `docs/isa-x1k.md`.
 
 pub mod abi;
+#[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod elf;
 pub mod isa;
