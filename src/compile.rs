@@ -2,9 +2,9 @@
 //! entry point, and the `--emit` artifacts.
 //!
 //! The AST and the graph IR (text and Graphviz) are available for every
-//! target; machine code (`elf`, `asm`, `stats`) comes from the x1k backend
-//! ([`crate::x1k`]); [`emit`] reports the r700 backend, which is not built
-//! yet, with [`EmitError::NotBuilt`].
+//! target — the IR is the module the target's code generator receives
+//! ([`crate::pipeline`]); machine code (`elf`, `asm`, `stats`) comes from
+//! the target object ([`crate::target`]).
 
 use ctm_frontend::diag::{self, Diagnostic};
 use ctm_frontend::tast::Program;
@@ -233,27 +233,9 @@ pub enum Emitted {
     Binary(Vec<u8>),
 }
 
-/// A part of the compiler that is not there yet.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Missing {
-    /// A target's backend.
-    Backend(Target),
-}
-
-impl std::fmt::Display for Missing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Missing::Backend(t) => write!(f, "the {t} backend"),
-        }
-    }
-}
-
 /// Why an artifact could not be emitted.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum EmitError {
-    /// The part of the compiler that makes it is not built yet.
-    #[error("{0} is not built yet")]
-    NotBuilt(Missing),
     /// `--emit elf|asm|stats` with `--target ref`.
     #[error("--emit {} needs a machine target (--target x1k or --target r700); `ref` runs the reference interpreter and has no machine code", kind.name())]
     NeedsMachineTarget {
@@ -268,77 +250,56 @@ pub enum EmitError {
     /// The syntax tree of a source with syntax errors.
     #[error("the source could not be parsed")]
     Unparsable,
-    /// The IR failed verification after a pass: a compiler bug.
+    /// The target cannot produce it yet (exit code 2).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A compiler bug.
     #[error("internal error: {0}")]
-    Internal(String),
-}
-
-/// The entry point in graph IR, optimised at the compilation's level and
-/// verified. A reduction is its pass kernel (reading a stream of the
-/// reduction's own type).
-///
-/// # Errors
-/// [`EmitError::Internal`] when verification fails (a compiler bug).
-pub fn ir_module(compilation: &Compilation) -> Result<ctm_ir::Module, EmitError> {
-    use ctm_frontend::types::{StreamType, Type};
-    let program = compilation.program();
-    let mut module = match compilation.entry() {
-        Entry::Kernel(k) => ctm_ir::lower::lower_kernel(program, k),
-        Entry::Reduction(r) => {
-            let input = match r.ty {
-                Type::Vec2 => StreamType::Vec2,
-                Type::Vec4 => StreamType::Vec4,
-                _ => StreamType::F32,
-            };
-            ctm_ir::lower::lower_reduction_pass(program, r, input)
-        }
-    };
-    ctm_ir::verify::check(&module, "lowering").map_err(|e| EmitError::Internal(e.to_string()))?;
-    let options = ctm_ir::passes::Options::new(compilation.options().opt_level);
-    ctm_ir::passes::optimize(&mut module, &options)
-        .map_err(|e| EmitError::Internal(e.to_string()))?;
-    ctm_ir::verify::check(&module, "optimisation")
-        .map_err(|e| EmitError::Internal(e.to_string()))?;
-    Ok(module)
+    Internal(#[from] crate::target::InternalError),
 }
 
 /// Produces `kind` for `compilation`, whose source text is `source`.
 ///
-/// On x1k, `elf` is the ELF file, `asm` the listing `ctmc disasm` prints
+/// `ir` and `dot` show the module the target's code generator receives
+/// (on `ref`, optimised with the target-neutral cost model); on a machine
+/// target `elf` is the ELF file, `asm` the listing `ctmc disasm` prints
 /// for it, and `stats` the static metrics as one JSON object; a reduction
 /// gives its pass program reading a stream of its own type.
 ///
 /// # Errors
 /// [`EmitError`]: [`EmitError::Compile`] (with its span narrowed to the
 /// entry point's name) when the entry point exceeds a hardware limit,
-/// [`EmitError::Internal`] for a compiler bug, [`EmitError::NotBuilt`] on
-/// r700, [`EmitError::NeedsMachineTarget`] for machine code on `ref`.
+/// [`EmitError::Internal`] for a compiler bug,
+/// [`EmitError::NeedsMachineTarget`] for machine code on `ref`.
 pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<Emitted, EmitError> {
-    use crate::x1k::{CodegenFailure, asm_listing, compile_entry, elf_bytes, stats_json};
-    let target = compilation.options.target;
+    use crate::pipeline::{compile_entry, cost_model, optimized_ir};
+    use crate::target::CodegenFailure;
+    let target = crate::target::machine(compilation.options.target);
+    let ir = || optimized_ir(compilation, cost_model(target), None);
     match kind {
         EmitKind::Ast => dump_ast(source).map(Emitted::Text),
-        EmitKind::Ir => ir_module(compilation).map(|m| Emitted::Text(ctm_ir::print::to_text(&m))),
-        EmitKind::Dot => ir_module(compilation).map(|m| Emitted::Text(ctm_ir::print::to_dot(&m))),
-        EmitKind::Elf | EmitKind::Asm | EmitKind::Stats => match target {
-            Target::Ref => Err(EmitError::NeedsMachineTarget { kind }),
-            Target::R700 => Err(EmitError::NotBuilt(Missing::Backend(target))),
-            Target::X1k => {
-                let failure = |e: CodegenFailure| match e {
-                    CodegenFailure::Limit(mut d) => {
-                        d.span = name_span(source, d.span, compilation.entry().name());
-                        EmitError::Compile(d)
-                    }
-                    CodegenFailure::Internal(why) => EmitError::Internal(why),
-                };
-                let program = compile_entry(compilation, None).map_err(failure)?;
-                Ok(match kind {
-                    EmitKind::Elf => Emitted::Binary(elf_bytes(&program)),
-                    EmitKind::Asm => Emitted::Text(asm_listing(&program).map_err(failure)?),
-                    _ => Emitted::Text(stats_json(&program)),
-                })
-            }
-        },
+        EmitKind::Ir => Ok(Emitted::Text(ctm_ir::print::to_text(ir()?.module()))),
+        EmitKind::Dot => Ok(Emitted::Text(ctm_ir::print::to_dot(ir()?.module()))),
+        EmitKind::Elf | EmitKind::Asm | EmitKind::Stats => {
+            let Some(target) = target else {
+                return Err(EmitError::NeedsMachineTarget { kind });
+            };
+            let program =
+                compile_entry(Some(source), compilation, target, None).map_err(|e| match e {
+                    CodegenFailure::Limit(d) => EmitError::Compile(d),
+                    CodegenFailure::Internal(e) => EmitError::Internal(e),
+                    CodegenFailure::Unavailable(why) => EmitError::Unavailable(why),
+                })?;
+            Ok(match kind {
+                EmitKind::Elf => Emitted::Binary(program.elf()),
+                EmitKind::Asm => Emitted::Text(program.listing()?),
+                _ => {
+                    let mut text = serde_json::Value::Object(program.static_metrics()).to_string();
+                    text.push('\n');
+                    Emitted::Text(text)
+                }
+            })
+        }
     }
 }
 
@@ -430,10 +391,6 @@ mod tests {
 
     #[test]
     fn missing_parts_say_so() {
-        assert_eq!(
-            EmitError::NotBuilt(Missing::Backend(Target::X1k)).to_string(),
-            "the x1k backend is not built yet"
-        );
         let e = EmitError::NeedsMachineTarget {
             kind: EmitKind::Elf,
         };

@@ -10,9 +10,13 @@
 //!   comparing with the reference interpreter ([`check_against_reference`]);
 //! - [`compare`]: the test tolerance of spec §7;
 //! - [`io`]: `.npy` and raw files, generated streams, uniform values;
-//! - [`stats`] and [`trace`]: `--stats` and `--trace` output;
-//! - [`x1k`]: the X1K target — code generation, launches on the simulated
-//!   device, ELF entry points, bare runs.
+//! - [`pipeline`]: the compiler pipeline, built in one place from the
+//!   target's cost model;
+//! - [`target`]: the target layer — one interface ([`MachineTarget`],
+//!   [`MachineProgram`], [`Session`]) through which the driver compiles,
+//!   validates, writes and reads ELF files, lists, measures and launches on
+//!   each machine (X1K, R700);
+//! - [`stats`] and [`trace`]: `--stats` and `--trace` output.
 //!
 //! A typical run, as `ctmc FILE.ck --target ref --simulate` does it:
 //!
@@ -28,27 +32,28 @@
 //! ```
 //!
 //! `--target x1k` (the default) compiles to X1K machine code and runs it
-//! on the simulated CTM device ([`x1k`]); the r700 backend is not built
-//! yet: its arms of [`emit`] and [`simulate()`] say so with typed errors,
-//! and are where it plugs in.
+//! on the simulated CTM device; `--target r700` to R700 machine code run
+//! on the simulated RV770. Both go through [`target::machine`].
 
 pub mod args;
 pub mod compare;
 pub mod compile;
 pub mod io;
+pub mod pipeline;
 pub mod simulate;
 pub mod stats;
+pub mod target;
 pub mod trace;
-pub mod x1k;
 
 pub use args::{ArgsError, Domain, RunData, RunInputs, bind_inputs, check_output_names};
 pub use compile::{
-    Checked, Compilation, CompileError, CompileOptions, EmitError, EmitKind, Emitted, Missing,
-    OptLevel, check_source, compile, emit,
+    Checked, Compilation, CompileError, CompileOptions, EmitError, EmitKind, Emitted, OptLevel,
+    check_source, compile, emit,
 };
 pub use ctm_frontend::Target;
 pub use simulate::{
-    CheckReport, RunOutput, SimulateError, SimulateOptions, Simulation, check_against_reference,
-    simulate,
+    CheckReport, MachineModels, RunOutput, SimulateError, SimulateOptions, Simulation,
+    check_against_reference, simulate,
 };
 pub use stats::Stats;
+pub use target::{CodegenFailure, InternalError, MachineProgram, MachineTarget, Session, machine};

@@ -1,31 +1,47 @@
 //! Running a compiled entry point: [`simulate`] on its target, and
 //! [`check_against_reference`] (`--check`).
 //!
-//! `--target ref` runs the reference interpreter of `ctm-frontend`;
-//! `--target x1k` compiles to X1K machine code and launches it on the
-//! simulated CTM device ([`crate::x1k`]); the r700 arm reports
-//! [`Missing::Backend`] until its backend lands. Every target returns the
-//! same [`Simulation`], so that output writing, `--check`, `--stats` and
-//! `--trace` work unchanged for all of them.
+//! `--target ref` runs the reference interpreter of `ctm-frontend`; a
+//! machine target compiles the entry point through the pipeline
+//! ([`crate::pipeline`]) and launches it on a [`Session`] of its simulated
+//! device ([`crate::target`]): a kernel once, a reduction pass after pass.
+//! Every target returns the same [`Simulation`], so that output writing,
+//! `--check`, `--stats` and `--trace` work unchanged for all of them.
 
 use crate::args::RunData;
 use crate::compare::{Mismatch, compare_streams, tolerance_for};
-use crate::compile::{Compilation, Missing};
+use crate::compile::Compilation;
 use crate::io::{NpyArray, lanes_to_array, stream_to_array};
+use crate::pipeline::{compile_entry, reduction_stream_type};
 use crate::stats::Stats;
+use crate::target::{
+    CodegenFailure, InternalError, Launch, LaunchError, LaunchValue, MachineProgram, MachineTarget,
+};
 use crate::trace::{TraceEvent, TraceTrack};
-use ctm_frontend::data::{StreamBuffer, StreamData};
+use ctm_frontend::Entry;
+use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::diag::Diagnostic;
 use ctm_frontend::interp::{self, RunOptions, RuntimeError};
+use ctm_frontend::tast::KernelParam;
 use ctm_frontend::tast::Program;
-use ctm_frontend::{Entry, Target};
+use ctm_frontend::types::{StreamType, Type};
+use ctm_frontend::value::Value;
 use serde_json::{Map, json};
+use std::collections::HashMap;
 
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
 pub struct SimulateOptions {
     /// Limits of the reference interpreter (also used by `--check`).
     pub reference: RunOptions,
+    /// The simulated machines' configurable models.
+    pub models: MachineModels,
+}
+
+/// The configurable model of each simulated machine; each target's
+/// [`Session`] reads its own.
+#[derive(Clone, Debug, Default)]
+pub struct MachineModels {
     /// The X1K processor array: SIMD group size, step limit, hazard
     /// policy, cycle model.
     pub x1k: ctm_sim::x1k::dpp::DppOptions,
@@ -101,13 +117,10 @@ pub struct Simulation {
 /// Why a run failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SimulateError {
-    /// The target's backend or simulator is not built yet (exit code 2).
-    #[error("{0} is not built yet")]
-    NotBuilt(Missing),
     /// The program faulted in the reference interpreter (exit code 1).
     #[error("runtime fault: {0}")]
     Fault(RuntimeError),
-    /// The machine code faulted on the simulated machine: the slot, the
+    /// The machine code faulted on the simulated machine: the address, the
     /// rule and the element (exit code 1).
     #[error("runtime fault: {0}")]
     MachineFault(String),
@@ -121,21 +134,41 @@ pub enum SimulateError {
     /// code 2).
     #[error("cannot run on the target: {0}")]
     Unfit(String),
-    /// A bug: the driver and the run disagree (exit code 2).
-    #[error("{0}")]
-    Internal(String),
+    /// A bug (exit code 2).
+    #[error(transparent)]
+    Internal(#[from] InternalError),
 }
 
 impl SimulateError {
     fn from_reference(e: RuntimeError) -> SimulateError {
         match e {
-            RuntimeError::BadArguments(why) => SimulateError::Internal(format!(
-                "the reference interpreter rejected the driver's arguments: {why}"
+            RuntimeError::BadArguments(why) => SimulateError::Internal(InternalError::Driver(
+                format!("the reference interpreter rejected the driver's arguments: {why}"),
             )),
-            RuntimeError::InvalidProgram(why) => SimulateError::Internal(format!(
-                "the reference interpreter rejected the checked program: {why}"
+            RuntimeError::InvalidProgram(why) => SimulateError::Internal(InternalError::Driver(
+                format!("the reference interpreter rejected the checked program: {why}"),
             )),
             fault => SimulateError::Fault(fault),
+        }
+    }
+}
+
+impl From<CodegenFailure> for SimulateError {
+    fn from(e: CodegenFailure) -> SimulateError {
+        match e {
+            CodegenFailure::Limit(d) => SimulateError::Compile(d),
+            CodegenFailure::Internal(e) => SimulateError::Internal(e),
+            CodegenFailure::Unavailable(why) => SimulateError::Unfit(why),
+        }
+    }
+}
+
+impl From<LaunchError> for SimulateError {
+    fn from(e: LaunchError) -> SimulateError {
+        match e {
+            LaunchError::Fault(why) => SimulateError::MachineFault(why),
+            LaunchError::Unfit(why) => SimulateError::Unfit(why),
+            LaunchError::Internal(e) => SimulateError::Internal(e),
         }
     }
 }
@@ -143,17 +176,203 @@ impl SimulateError {
 /// Runs the compiled entry point on its target with `data`.
 ///
 /// # Errors
-/// [`SimulateError`]: a fault of the program, a missing backend, or a bug.
+/// [`SimulateError`]: a fault of the program, a kernel beyond a hardware
+/// limit, data that does not fit the hardware, or a bug.
 pub fn simulate(
     compilation: &Compilation,
     data: &RunData,
     options: &SimulateOptions,
 ) -> Result<Simulation, SimulateError> {
-    match compilation.options().target {
-        Target::Ref => run_reference(compilation.program(), compilation.entry(), data, options),
-        Target::X1k => crate::x1k::simulate(compilation, data, options),
-        Target::R700 => Err(SimulateError::NotBuilt(Missing::Backend(Target::R700))),
+    let Some(target) = crate::target::machine(compilation.options().target) else {
+        return run_reference(compilation.program(), compilation.entry(), data, options);
+    };
+    match (compilation.entry(), data) {
+        (Entry::Kernel(kernel), RunData::Kernel(args)) => {
+            let program = compile_entry(None, compilation, target, None)?;
+            run_kernel(target, program.as_ref(), &kernel.params, args, options)
+        }
+        (Entry::Reduction(r), RunData::Reduction(input)) => {
+            let mut pass = |ty: StreamType| {
+                compile_entry(None, compilation, target, Some(ty)).map_err(Into::into)
+            };
+            run_reduction(target, &r.name, r.ty, &mut pass, input, options)
+        }
+        (entry, _) => Err(bound_for_another(entry.name())),
     }
+}
+
+fn bound_for_another(name: &str) -> SimulateError {
+    SimulateError::Internal(InternalError::Driver(format!(
+        "the data bound to `{name}` is for another kind of entry point"
+    )))
+}
+
+/// Runs a compiled kernel whose parameters are `params` on `args` (one
+/// entry per parameter, in order), on `target`'s simulated device.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn run_kernel(
+    target: &dyn MachineTarget,
+    program: &dyn MachineProgram,
+    params: &[KernelParam],
+    args: &KernelArgs,
+    options: &SimulateOptions,
+) -> Result<Simulation, SimulateError> {
+    if params.len() != args.params.len() {
+        return Err(SimulateError::Internal(InternalError::Driver(format!(
+            "{} values bound to the {} parameters of `{}`",
+            args.params.len(),
+            params.len(),
+            program.kernel()
+        ))));
+    }
+    let mut values = HashMap::new();
+    for (p, d) in params.iter().zip(&args.params) {
+        match d {
+            ParamData::Input(s) => {
+                values.insert(p.name.clone(), LaunchValue::Stream(s));
+            }
+            ParamData::Uniform(u) => {
+                values.insert(p.name.clone(), LaunchValue::Uniform(u));
+            }
+            ParamData::Output => {}
+        }
+    }
+    let mut session = target.session(options);
+    let outputs = session.launch(
+        program,
+        &Launch {
+            domain: args.domain,
+            values,
+        },
+    )?;
+    let measured = session.finish(program.kernel(), None);
+    Ok(Simulation {
+        outputs: outputs
+            .into_iter()
+            .map(|(name, data)| RunOutput {
+                name,
+                shape: OutputShape::Stream,
+                data,
+            })
+            .collect(),
+        stats: measured.stats,
+        trace: measured.trace,
+        trace_tracks: measured.trace_tracks,
+    })
+}
+
+/// The stream type `data` holds.
+fn stream_type_of(data: &StreamData) -> StreamType {
+    match (&data.buffer, data.channels) {
+        (StreamBuffer::U8(_), _) => StreamType::Unorm8x4,
+        (StreamBuffer::U16(_), _) => StreamType::U16,
+        (StreamBuffer::F32(_), 2) => StreamType::Vec2,
+        (StreamBuffer::F32(_), 4) => StreamType::Vec4,
+        (StreamBuffer::F32(_), _) => StreamType::F32,
+    }
+}
+
+/// A pass program of a reduction for the stream type it reads.
+pub type PassProgram<'a> =
+    dyn FnMut(StreamType) -> Result<Box<dyn MachineProgram>, SimulateError> + 'a;
+
+/// Runs a reduction named `name` of value type `ty` over `input` on
+/// `target`: passes of the program `pass(stream type)` gives, until one
+/// element is left (`ctm_ir::lower::pass_layout`). `pass` is asked for
+/// the first pass's input type and for the reduction's own type (the
+/// input of every later pass); each program is asked for once. The
+/// hidden uniforms `block`, `offsets01` and `offsets23` are filled for
+/// each pass (`docs/abi-x1k.md` §4). Statistics and the trace cover every
+/// pass.
+///
+/// # Errors
+/// As [`simulate`], and whatever `pass` returns.
+pub fn run_reduction(
+    target: &dyn MachineTarget,
+    name: &str,
+    ty: Type,
+    pass: &mut PassProgram<'_>,
+    input: &StreamData,
+    options: &SimulateOptions,
+) -> Result<Simulation, SimulateError> {
+    let own = reduction_stream_type(ty);
+    let channels = own.channels();
+    let mut programs: HashMap<StreamType, Box<dyn MachineProgram>> = HashMap::new();
+    let mut current = input.clone();
+    let mut session = target.session(options);
+    let mut passes = 0u32;
+    while let Some(layout) = ctm_ir::lower::pass_layout(current.width, current.height) {
+        let input_type = if passes == 0 {
+            stream_type_of(&current)
+        } else {
+            own
+        };
+        let program = match programs.entry(input_type) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(pass(input_type)?),
+        };
+        let program: &dyn MachineProgram = program.as_ref();
+        let interface = program.entry().map_err(|why| {
+            SimulateError::Internal(InternalError::Driver(format!(
+                "the pass program of `{name}`: {why}"
+            )))
+        })?;
+        let crate::target::ElfEntry::Reduction(r) = interface else {
+            return Err(SimulateError::Internal(InternalError::Driver(format!(
+                "the pass program of `{name}` does not have one input and one output"
+            ))));
+        };
+        let source = r.locals[0].name.clone();
+        let output = r.name.clone();
+        let uniforms: Vec<(&str, UniformValue)> = ["block", "offsets01", "offsets23"]
+            .iter()
+            .zip(layout.uniforms)
+            .map(|(n, v)| (*n, UniformValue::Value(Value::floats(&v))))
+            .collect();
+        let mut values: HashMap<String, LaunchValue<'_>> = uniforms
+            .iter()
+            .map(|(n, v)| (n.to_string(), LaunchValue::Uniform(v)))
+            .collect();
+        values.insert(source, LaunchValue::Stream(&current));
+        let outputs = session.launch(
+            program,
+            &Launch {
+                domain: layout.domain,
+                values,
+            },
+        )?;
+        current = match outputs.into_iter().find(|(n, _)| *n == output) {
+            Some((_, data)) => data,
+            None => {
+                return Err(SimulateError::Internal(InternalError::Driver(format!(
+                    "pass {} of `{name}` produced no output `{output}`",
+                    passes + 1
+                ))));
+            }
+        };
+        passes += 1;
+    }
+    // The one element left, in the reduction's own channels (an input of
+    // one element is its own result).
+    let lanes = current.read(0, 0)[..channels].to_vec();
+    let measured = session.finish(name, Some(passes));
+    Ok(Simulation {
+        outputs: vec![RunOutput {
+            name: name.to_string(),
+            shape: OutputShape::Value,
+            data: StreamData {
+                width: 1,
+                height: 1,
+                channels,
+                buffer: StreamBuffer::F32(lanes),
+            },
+        }],
+        stats: measured.stats,
+        trace: measured.trace,
+        trace_tracks: measured.trace_tracks,
+    })
 }
 
 /// Runs `entry` in the reference interpreter.
@@ -203,12 +422,7 @@ pub fn run_reference(
             let stats = Stats::from_reference(&reduction.name, &run.stats, Some(run.passes));
             (vec![output], stats)
         }
-        _ => {
-            return Err(SimulateError::Internal(format!(
-                "the data bound to `{}` is for another kind of entry point",
-                entry.name()
-            )));
-        }
+        _ => return Err(bound_for_another(entry.name())),
     };
     let mut args = Map::new();
     args.insert("elements".into(), json!(stats.elements));
@@ -305,12 +519,12 @@ mod tests {
     use crate::args::{RunInputs, bind_inputs};
     use crate::compile::{Checked, CompileOptions};
     use crate::io::parse_input_source;
-    use ctm_frontend::Span;
     use ctm_frontend::tast::{
         BinaryOp, Block, Expr, ExprKind, Kernel, KernelParam, Local, LocalId, ParamId, ParamKind,
         Reduction, Stmt, StmtKind,
     };
     use ctm_frontend::types::{OutputType, StreamType, Type};
+    use ctm_frontend::{Span, Target};
 
     fn expr(kind: ExprKind) -> Expr {
         Expr {
@@ -471,16 +685,6 @@ mod tests {
         let report =
             check_against_reference(&c, &data, &run.outputs, &SimulateOptions::default()).unwrap();
         assert!(report.passed());
-    }
-
-    #[test]
-    fn r700_is_missing() {
-        let c = compilation(Target::R700, "saxpy");
-        let data = bind_inputs(c.entry(), &RunInputs::default()).unwrap();
-        assert_eq!(
-            simulate(&c, &data, &SimulateOptions::default()).unwrap_err(),
-            SimulateError::NotBuilt(Missing::Backend(Target::R700))
-        );
     }
 
     #[test]

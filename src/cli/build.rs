@@ -279,7 +279,7 @@ fn emit(
             source_errors(console, &cli.file.display().to_string(), source, &[*d])
         }
         EmitError::Internal(why) => {
-            console.internal(&why);
+            console.internal(&why.to_string());
             Exit::Usage
         }
         other => usage(console, other),
@@ -419,9 +419,9 @@ pub fn run_error(console: &Console, e: &SimulateError) -> Exit {
             report::plain_diagnostic(console, d);
             Exit::Failure
         }
-        SimulateError::NotBuilt(_) | SimulateError::Unfit(_) => usage(console, e),
+        SimulateError::Unfit(_) => usage(console, e),
         SimulateError::Internal(message) => {
-            console.internal(message);
+            console.internal(&message.to_string());
             Exit::Usage
         }
     }

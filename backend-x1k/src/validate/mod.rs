@@ -73,6 +73,56 @@ impl ValidationReport {
     }
 }
 
+/// A program that passed the validator, with its report: what the code
+/// generator returns, so that no unvalidated program reaches the ELF
+/// writer or the device through the driver (style §5: verification
+/// returns something the next stage requires). It derefs to the
+/// [`Program`].
+#[derive(Clone, PartialEq, Debug)]
+pub struct ValidProgram {
+    program: Program,
+    report: ValidationReport,
+}
+
+impl ValidProgram {
+    /// Validates `program`.
+    ///
+    /// # Errors
+    /// Every [`Violation`] found, as [`validate`] gives them.
+    pub fn new(program: Program) -> Result<ValidProgram, Vec<Violation>> {
+        let report = validate(&program)?;
+        Ok(ValidProgram { program, report })
+    }
+
+    /// A program with the report [`validate`] gave for it.
+    pub(crate) fn from_report(program: Program, report: ValidationReport) -> ValidProgram {
+        ValidProgram { program, report }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// What the validator found the program uses.
+    pub fn report(&self) -> &ValidationReport {
+        &self.report
+    }
+
+    /// The program, giving up the proof.
+    pub fn into_program(self) -> Program {
+        self.program
+    }
+}
+
+impl std::ops::Deref for ValidProgram {
+    type Target = Program;
+
+    fn deref(&self) -> &Program {
+        &self.program
+    }
+}
+
 /// Check every hardware rule on `program`.
 ///
 /// # Errors

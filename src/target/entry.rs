@@ -1,19 +1,19 @@
-//! `ctmc run FILE.elf`: the entry point an X1K ELF describes, rebuilt from
-//! the bindings in its `"ctm"` note (`docs/abi-x1k.md` §3), so that the
-//! same `--input`/`--uniform`/`--output` binding and checking as for a
-//! source file apply.
+//! `ctmc run FILE.elf`: the entry point an ELF describes, rebuilt from the
+//! parameter [`Interface`] its target reads from its bindings note
+//! (`docs/abi-x1k.md` §3, `docs/abi-r700.md`), so that the same
+//! `--input`/`--uniform`/`--output` binding and checking as for a source
+//! file apply, on every target.
 //!
 //! The rebuilt entry has the parameters but no body (it is never
 //! interpreted). A kernel's parameters come in this order: inputs,
-//! uniforms (float, boolean, then `i32` loop bounds the note names only in
-//! its loop recipes), outputs, the scatter stream. Uniforms the program
-//! never reads are not in the note, so they cannot be given. A reduction's
+//! uniforms (in the interface's order), outputs, the scatter stream.
+//! Uniforms the program never reads are not in the note, so they cannot be
+//! given. A reduction's
 //! pass program (uniforms `block`, `offsets01`, `offsets23`, one input,
 //! one output named after the reduction, kernel `NAME_pass`) is run as the
 //! reduction: its input is the pass's input parameter (`src`), its result
 //! the reduction's name.
 
-use ctm_backend_x1k::abi::{Bindings, IntSource};
 use ctm_frontend::Span;
 use ctm_frontend::tast::{Block, Kernel, KernelParam, Local, LocalId, ParamKind, Reduction};
 use ctm_frontend::types::{ArrayType, OutputType, ScalarOrVector, StreamType, Type};
@@ -108,43 +108,46 @@ fn empty_block() -> Block {
     }
 }
 
-/// The uniforms named by a loop recipe.
-fn loop_uniforms<'b>(s: &'b IntSource, out: &mut Vec<&'b str>) {
-    match s {
-        IntSource::Const(_) => {}
-        IntSource::Uniform(name) => out.push(name),
-        IntSource::UniformRange(a, b) => {
-            loop_uniforms(a, out);
-            loop_uniforms(b, out);
-        }
-    }
+/// The parameters of a program as its bindings note names them: what
+/// each target's reader gives [`entry_of`]. Formats and types are spelled
+/// as in the language (`f32`, `unorm8x4`, `[vec4; 8]`, `bool`, ...).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Interface {
+    /// The kernel (a reduction's pass program: `NAME_pass`).
+    pub kernel: String,
+    /// Input streams: (parameter, stream format), in input order.
+    pub inputs: Vec<(String, String)>,
+    /// Uniforms the program reads: (parameter, type).
+    pub uniforms: Vec<(String, String)>,
+    /// Output streams: (parameter, format), in output order.
+    pub outputs: Vec<(String, String)>,
+    /// The scatter stream's parameter.
+    pub scatter: Option<String>,
 }
 
 /// Whether `b` describes a reduction's pass program; its value type.
-fn reduction_type(b: &Bindings) -> Option<Type> {
+fn reduction_type(b: &Interface) -> Option<Type> {
     let ([input], [output]) = (b.inputs.as_slice(), b.outputs.as_slice()) else {
         return None;
     };
     let pass_like = b.scatter.is_none()
-        && b.bool_uniforms.is_empty()
-        && b.int_constants.is_empty()
         && !b.uniforms.is_empty()
         && b.uniforms
             .iter()
-            .all(|u| PASS_UNIFORMS.contains(&u.param.as_str()) && u.ty == "vec4")
-        && input.format == output.format
-        && b.kernel == format!("{}_pass", output.param);
+            .all(|(name, ty)| PASS_UNIFORMS.contains(&name.as_str()) && ty == "vec4")
+        && input.1 == output.1
+        && b.kernel == format!("{}_pass", output.0);
     if !pass_like {
         return None;
     }
-    output_type(&output.format).ok().map(OutputType::value_type)
+    output_type(&output.1).ok().map(OutputType::value_type)
 }
 
-/// The entry point the bindings of an ELF describe.
+/// The entry point an ELF's interface describes.
 ///
 /// # Errors
 /// A message naming what in the bindings is not understood.
-pub fn entry_of(b: &Bindings) -> Result<ElfEntry, String> {
+pub fn entry_of(b: &Interface) -> Result<ElfEntry, String> {
     if let Some(ty) = reduction_type(b) {
         let local = |name: &str| Local {
             name: name.to_string(),
@@ -153,10 +156,10 @@ pub fn entry_of(b: &Bindings) -> Result<ElfEntry, String> {
             span: Span::default(),
         };
         return Ok(ElfEntry::Reduction(Reduction {
-            name: b.outputs[0].param.clone(),
+            name: b.outputs[0].0.clone(),
             ty,
             params: [LocalId(0), LocalId(1)],
-            locals: vec![local(&b.inputs[0].param), local("b")],
+            locals: vec![local(&b.inputs[0].0), local("b")],
             body: empty_block(),
             span: Span::default(),
         }));
@@ -169,32 +172,16 @@ pub fn entry_of(b: &Bindings) -> Result<ElfEntry, String> {
         params.push(p);
         Ok(())
     };
-    for i in &b.inputs {
-        add(param(&i.param, ParamKind::Input(stream_type(&i.format)?)))?;
+    for (name, format) in &b.inputs {
+        add(param(name, ParamKind::Input(stream_type(format)?)))?;
     }
-    for u in &b.uniforms {
-        let ty = parse_type(&u.ty)
-            .ok_or_else(|| format!("uniform `{}` has an unknown type `{}`", u.param, u.ty))?;
-        add(param(&u.param, ParamKind::Uniform(ty)))?;
+    for (name, ty) in &b.uniforms {
+        let ty =
+            parse_type(ty).ok_or_else(|| format!("uniform `{name}` has an unknown type `{ty}`"))?;
+        add(param(name, ParamKind::Uniform(ty)))?;
     }
-    for u in &b.bool_uniforms {
-        add(param(&u.param, ParamKind::Uniform(Type::Bool)))?;
-    }
-    let mut bounds = Vec::new();
-    for ic in &b.int_constants {
-        loop_uniforms(&ic.count, &mut bounds);
-        loop_uniforms(&ic.init, &mut bounds);
-    }
-    for name in bounds {
-        let known = b.uniforms.iter().any(|u| u.param == name)
-            || b.bool_uniforms.iter().any(|u| u.param == name);
-        if !known && !b.inputs.iter().any(|i| i.param == name) {
-            // A bound read only by loops: an i32 uniform (given once).
-            let _ = add(param(name, ParamKind::Uniform(Type::I32)));
-        }
-    }
-    for o in &b.outputs {
-        add(param(&o.param, ParamKind::Output(output_type(&o.format)?)))?;
+    for (name, format) in &b.outputs {
+        add(param(name, ParamKind::Output(output_type(format)?)))?;
     }
     if let Some(s) = &b.scatter {
         add(param(s, ParamKind::Scatter))?;
@@ -211,30 +198,9 @@ pub fn entry_of(b: &Bindings) -> Result<ElfEntry, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctm_backend_x1k::abi::{InputBinding, IntConstBinding, OutputBinding, UniformBinding};
 
-    fn input(param: &str, format: &str) -> InputBinding {
-        InputBinding {
-            param: param.into(),
-            input: 0,
-            format: format.into(),
-        }
-    }
-
-    fn output(param: &str, format: &str) -> OutputBinding {
-        OutputBinding {
-            param: param.into(),
-            output: 0,
-            format: format.into(),
-        }
-    }
-
-    fn uniform(param: &str, ty: &str) -> UniformBinding {
-        UniformBinding {
-            param: param.into(),
-            ty: ty.into(),
-            float_constant: 0,
-        }
+    fn pair(a: &str, b: &str) -> (String, String) {
+        (a.to_string(), b.to_string())
     }
 
     #[test]
@@ -251,21 +217,12 @@ mod tests {
 
     #[test]
     fn a_kernel_with_a_loop_bound() {
-        let b = Bindings {
+        let b = Interface {
             kernel: "matmul".into(),
-            inputs: vec![input("a", "f32")],
-            outputs: vec![output("c", "f32")],
-            uniforms: vec![uniform("s", "[f32; 4]")],
-            int_constants: vec![IntConstBinding {
-                int_constant: 0,
-                count: IntSource::UniformRange(
-                    Box::new(IntSource::Const(0)),
-                    Box::new(IntSource::Uniform("k".into())),
-                ),
-                init: IntSource::Const(0),
-                step: 1,
-            }],
-            ..Bindings::default()
+            inputs: vec![pair("a", "f32")],
+            outputs: vec![pair("c", "f32")],
+            uniforms: vec![pair("s", "[f32; 4]"), pair("k", "i32")],
+            scatter: None,
         };
         let ElfEntry::Kernel(k) = entry_of(&b).unwrap() else {
             panic!("a kernel")
@@ -273,16 +230,19 @@ mod tests {
         let names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["a", "s", "k", "c"]);
         assert_eq!(k.params[2].kind, ParamKind::Uniform(Type::I32));
+        let mut twice = b.clone();
+        twice.uniforms.push(pair("a", "f32"));
+        assert!(entry_of(&twice).unwrap_err().contains("bound twice"));
     }
 
     #[test]
     fn a_pass_program_is_a_reduction() {
-        let b = Bindings {
+        let b = Interface {
             kernel: "sum_pass".into(),
-            inputs: vec![input("src", "f32")],
-            outputs: vec![output("sum", "f32")],
-            uniforms: PASS_UNIFORMS.iter().map(|u| uniform(u, "vec4")).collect(),
-            ..Bindings::default()
+            inputs: vec![pair("src", "f32")],
+            outputs: vec![pair("sum", "f32")],
+            uniforms: PASS_UNIFORMS.iter().map(|u| pair(u, "vec4")).collect(),
+            scatter: None,
         };
         let ElfEntry::Reduction(r) = entry_of(&b).unwrap() else {
             panic!("a reduction")
@@ -290,9 +250,9 @@ mod tests {
         assert_eq!((r.name.as_str(), r.ty), ("sum", Type::F32));
         assert_eq!(r.locals[0].name, "src");
         let mut bad = b.clone();
-        bad.inputs[0].format = "u16".into();
+        bad.inputs[0].1 = "u16".into();
         assert!(matches!(entry_of(&bad), Ok(ElfEntry::Kernel(_))));
-        bad.inputs[0].format = "f64".into();
+        bad.inputs[0].1 = "f64".into();
         assert!(entry_of(&bad).is_err());
     }
 }

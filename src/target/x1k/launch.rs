@@ -6,8 +6,10 @@
 //! counters) with the device's host helpers, submits it, and reads the
 //! outputs back. `--simulate` always goes through this path.
 
+use crate::target::{InternalError, Launch, LaunchError, LaunchValue};
 use ctm_backend_x1k::Program;
 use ctm_backend_x1k::abi::{Bindings, IntSource};
+use ctm_frontend::Target;
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
 use ctm_sim::x1k::device::format::{DataFormat, Tiling};
@@ -16,25 +18,6 @@ use ctm_sim::x1k::device::params::{Domain, InputId, OutputId, PerfCounterMode};
 use ctm_sim::x1k::device::pe::{Device, DeviceError, ExecError};
 use ctm_sim::x1k::device::program::ProgramImage;
 use ctm_sim::x1k::dpp::{Dpp, DppFault, DppOptions, RunRecord};
-use std::collections::HashMap;
-
-/// A value given to a launch, by parameter name.
-#[derive(Clone, Copy, Debug)]
-pub enum LaunchValue<'a> {
-    /// An input stream.
-    Stream(&'a StreamData),
-    /// A uniform.
-    Uniform(&'a UniformValue),
-}
-
-/// What a launch runs on.
-#[derive(Clone, Debug)]
-pub struct Launch<'a> {
-    /// The domain: (width, height).
-    pub domain: (usize, usize),
-    /// Inputs and uniforms by parameter name.
-    pub values: HashMap<String, LaunchValue<'a>>,
-}
 
 /// What a launch produced.
 #[derive(Clone, Debug)]
@@ -49,18 +32,12 @@ pub struct LaunchResult {
     pub perf: Option<(u32, u32)>,
 }
 
-/// Why a launch failed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum LaunchError {
-    /// The data does not fit the program's bindings.
-    #[error("{0}")]
-    Bindings(String),
-    /// The program faulted on the device (exit code 1).
-    #[error("{0}")]
-    Fault(String),
-    /// The device or the memory layout failed: a bug of ctm.
-    #[error("device: {0}")]
-    Device(String),
+/// A failure of the device or of the memory layout: a bug of ctm.
+fn device_bug(detail: impl Into<String>) -> LaunchError {
+    LaunchError::Internal(InternalError::Device {
+        target: Target::X1k,
+        detail: detail.into(),
+    })
 }
 
 fn data_format(name: &str) -> Result<DataFormat, LaunchError> {
@@ -71,7 +48,7 @@ fn data_format(name: &str) -> Result<DataFormat, LaunchError> {
         "unorm8x4" => DataFormat::Uint8_4,
         "u16" => DataFormat::Uint16_1,
         other => {
-            return Err(LaunchError::Bindings(format!(
+            return Err(LaunchError::Unfit(format!(
                 "unknown stream format `{other}`"
             )));
         }
@@ -112,9 +89,7 @@ fn constant_of(v: &Value) -> [f32; 4] {
 fn uniform<'a>(launch: &Launch<'a>, name: &str) -> Result<&'a UniformValue, LaunchError> {
     match launch.values.get(name) {
         Some(LaunchValue::Uniform(u)) => Ok(u),
-        _ => Err(LaunchError::Bindings(format!(
-            "no value for uniform `{name}`"
-        ))),
+        _ => Err(LaunchError::Unfit(format!("no value for uniform `{name}`"))),
     }
 }
 
@@ -124,7 +99,7 @@ fn int_source(launch: &Launch<'_>, s: &IntSource) -> Result<i64, LaunchError> {
         IntSource::Uniform(name) => match uniform(launch, name)? {
             UniformValue::Value(Value::I32(v)) => *v as i64,
             _ => {
-                return Err(LaunchError::Bindings(format!(
+                return Err(LaunchError::Unfit(format!(
                     "uniform `{name}` is not an i32"
                 )));
             }
@@ -171,7 +146,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
         let value = match uniform(launch, &u.param)? {
             UniformValue::Value(Value::Bool(v)) => *v,
             _ => {
-                return Err(LaunchError::Bindings(format!(
+                return Err(LaunchError::Unfit(format!(
                     "uniform `{}` is not a bool",
                     u.param
                 )));
@@ -206,7 +181,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
             || !(-128..=255).contains(&init)
             || !(-128..=127).contains(&ic.step)
         {
-            return Err(LaunchError::Bindings(format!(
+            return Err(LaunchError::Unfit(format!(
                 "a loop needs count {count}, start {init} and step {}; the X1K loop counter holds 0..255 (docs/abi-x1k.md §3)",
                 ic.step
             )));
@@ -238,19 +213,19 @@ fn array_fault(e: &HostError) -> Option<&DppFault> {
 /// ELF path.
 ///
 /// # Errors
-/// [`LaunchError::Device`] if the device rejects the file (a bug).
+/// [`LaunchError::Internal`] if the device rejects the file (a bug).
 pub fn program_image(program: &Program) -> Result<ProgramImage, LaunchError> {
     let bytes = ctm_backend_x1k::elf::write(program);
     ctm_sim::x1k::device::elf::read_elf(&bytes)
-        .map_err(|e| LaunchError::Device(format!("the device rejects the ELF: {e}")))
+        .map_err(|e| device_bug(format!("the device rejects the ELF: {e}")))
 }
 
 /// Runs `program` on a fresh simulated device.
 ///
 /// # Errors
-/// [`LaunchError::Bindings`] when the values do not fit the bindings (or a
+/// [`LaunchError::Unfit`] when the values do not fit the bindings (or a
 /// loop bound does not fit the hardware counter), [`LaunchError::Fault`]
-/// when the program faults, [`LaunchError::Device`] for a bug.
+/// when the program faults, [`LaunchError::Internal`] for a bug.
 pub fn launch(
     program: &Program,
     image: ProgramImage,
@@ -260,7 +235,7 @@ pub fn launch(
     let b = &program.bindings;
     let (w, h) = launch.domain;
     let domain = Domain::sized(w as u32, h as u32).ok_or_else(|| {
-        LaunchError::Bindings(format!(
+        LaunchError::Unfit(format!(
             "the domain {w}x{h} is empty or larger than the CTM limit of 4096x4096"
         ))
     })?;
@@ -271,14 +246,14 @@ pub fn launch(
         let data = match launch.values.get(&input.param) {
             Some(LaunchValue::Stream(s)) => *s,
             _ => {
-                return Err(LaunchError::Bindings(format!(
+                return Err(LaunchError::Unfit(format!(
                     "no stream for input `{}`",
                     input.param
                 )));
             }
         };
         let id = InputId::new(input.input)
-            .ok_or_else(|| LaunchError::Bindings(format!("input index {}", input.input)))?;
+            .ok_or_else(|| LaunchError::Unfit(format!("input index {}", input.input)))?;
         job = job.input(
             id,
             HostBuffer {
@@ -293,7 +268,7 @@ pub fn launch(
     let mut outputs: Vec<(String, OutputId, usize)> = Vec::new();
     for o in &b.outputs {
         let id = OutputId::new(o.output)
-            .ok_or_else(|| LaunchError::Bindings(format!("output index {}", o.output)))?;
+            .ok_or_else(|| LaunchError::Unfit(format!("output index {}", o.output)))?;
         let format = data_format(&o.format)?;
         let channels = match o.format.as_str() {
             "vec2" => 2,
@@ -312,7 +287,7 @@ pub fn launch(
         outputs.push((o.param.clone(), id, channels));
     }
     if let Some(s) = &b.scatter {
-        let id = OutputId::new(0).ok_or_else(|| LaunchError::Device("output 0".into()))?;
+        let id = OutputId::new(0).ok_or_else(|| device_bug("output 0"))?;
         job = job.output(
             id,
             OutputSpec {
@@ -329,19 +304,17 @@ pub fn launch(
         .float_constants(floats)
         .int_constants(ints)
         .bool_constants(bools);
-    let job = job
-        .build()
-        .map_err(|e| LaunchError::Device(e.to_string()))?;
+    let job = job.build().map_err(|e| device_bug(e.to_string()))?;
     let mut device = Device::new(Dpp::new(options.clone()));
     job.run(&mut device).map_err(|e| match array_fault(&e) {
         Some(fault) => LaunchError::Fault(fault.to_string()),
-        None => LaunchError::Device(e.to_string()),
+        None => device_bug(e.to_string()),
     })?;
     let mut results = Vec::new();
     for (name, id, channels) in outputs {
         let rb = job
             .read_output(device.memory(), id)
-            .map_err(|e| LaunchError::Device(e.to_string()))?;
+            .map_err(|e| device_bug(e.to_string()))?;
         let mut data = Vec::with_capacity((rb.width * rb.height) as usize * channels);
         for e in 0..(rb.width * rb.height) as usize {
             for c in 0..channels {
@@ -360,7 +333,7 @@ pub fn launch(
     }
     let perf = job
         .read_perf(device.memory())
-        .map_err(|e| LaunchError::Device(e.to_string()))?;
+        .map_err(|e| device_bug(e.to_string()))?;
     let record = device.array().runs.last().cloned().unwrap_or_default();
     Ok(LaunchResult {
         outputs: results,

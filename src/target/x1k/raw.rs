@@ -29,27 +29,16 @@
 
 use super::profile::{self, LaunchStats};
 use crate::stats::Stats;
+use crate::target::{RawError, RawRun, RegInit};
 use ctm_backend_x1k::Program as BackendProgram;
 use ctm_backend_x1k::isa::program_regs::FcMode;
 use ctm_backend_x1k::isa::{self, Inst, MAX_SLOTS, SlotIndex};
-use ctm_sim::x1k::dpp::{DppFault, DppOptions, TableMemory, run_program};
+use ctm_sim::x1k::dpp::{DppFault, TableMemory, run_program};
 use ctm_sim::x1k::interface::{ElementResult, Program};
 use serde_json::{Value, json};
 
 /// Elements a bare run may have (each keeps its outputs until printed).
 pub const MAX_ELEMENTS: u32 = 1 << 20;
-
-/// Why a bare run did not happen or did not finish.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum RawError {
-    /// The program faulted, or holds an instruction that does not decode
-    /// (exit code 1).
-    #[error("runtime fault: {0}")]
-    Fault(String),
-    /// The file or the options cannot make a run (exit code 2).
-    #[error("{0}")]
-    Unfit(String),
-}
 
 /// A bare program: what the array runs, and its name for reports.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,32 +125,9 @@ pub fn from_elf(name: &str, bytes: &[u8]) -> Result<RawProgram, RawError> {
     })
 }
 
-/// The initial value of a register (`--reg`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RegInit {
-    /// `seq`: (k, 0, 0, 0) for element k.
-    Seq,
-    /// The same four values for every element.
-    Value([f32; 4]),
-}
-
-/// What a bare run runs on.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RawRun {
-    /// Elements, 1..=[`MAX_ELEMENTS`].
-    pub elements: u32,
-    /// Initial registers (register number 0..=127, value); at most one
-    /// per register.
-    pub regs: Vec<(u8, RegInit)>,
-    /// Float constants (index, value).
-    pub consts: Vec<(u8, [f32; 4])>,
-    /// The processor array's options.
-    pub options: DppOptions,
-}
-
-/// What a bare run produced.
+/// What a bare run of the array produced.
 #[derive(Clone, Debug)]
-pub struct RawOutcome {
+pub struct ArrayOutcome {
     /// One result per element, in order.
     pub results: Vec<ElementResult>,
     /// The statistics (as for `--simulate`).
@@ -237,7 +203,7 @@ fn unshift(mut fault: DppFault, start: u32, m: u32) -> String {
 /// [`RawError::Fault`] when the program faults (the slot and the CTM
 /// rule), [`RawError::Unfit`] when the options cannot be realised (no free
 /// constant for a `--reg` value, no room for the preamble).
-pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<RawOutcome, RawError> {
+pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<ArrayOutcome, RawError> {
     let backend = BackendProgram {
         insts: raw.program.insts.clone(),
         us_config: raw.program.us_config,
@@ -247,10 +213,16 @@ pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<RawOutcome, RawError> {
     };
     let facts = ctm_backend_x1k::validate::facts(&backend);
     let mut memory = TableMemory::default();
+    let mut given: Vec<u8> = Vec::new();
     for (index, value) in &run.consts {
-        memory.set_constant(*index, *value);
+        let index = u8::try_from(*index).map_err(|_| {
+            RawError::Unfit(format!(
+                "--const {index}: the x1k has float constants 0..255"
+            ))
+        })?;
+        memory.set_constant(index, *value);
+        given.push(index);
     }
-    let given: Vec<u8> = run.consts.iter().map(|(i, _)| *i).collect();
     let mut free = (0..=255u8)
         .filter(|c| !facts.float_constants.contains(c) && !given.contains(c))
         .collect::<Vec<_>>()
@@ -279,7 +251,7 @@ pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<RawOutcome, RawError> {
     let (program, m) = with_preamble(&raw.program, &loads)?;
     let elements: Vec<(u32, u32)> = (0..run.elements).map(|k| (k, 0)).collect();
     let (start, _) = code_range(raw.program.us_code_addr);
-    let dpp = run_program(&program, &elements, &memory, &run.options)
+    let dpp = run_program(&program, &elements, &memory, &run.options.models.x1k)
         .map_err(|f| RawError::Fault(unshift(f, start, m)))?;
     let stats = profile::stats(
         &raw.name,
@@ -289,7 +261,7 @@ pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<RawOutcome, RawError> {
         }],
         None,
     );
-    Ok(RawOutcome {
+    Ok(ArrayOutcome {
         results: dpp.results,
         stats,
     })
@@ -374,14 +346,14 @@ mod tests {
         from_words("test", &bytes).expect("decodes")
     }
 
-    fn run(raw: &RawProgram, regs: Vec<(u8, RegInit)>, consts: Vec<(u8, [f32; 4])>) -> Value {
+    fn run(raw: &RawProgram, regs: Vec<(u8, RegInit)>, consts: Vec<(u32, [f32; 4])>) -> Value {
         let outcome = run_raw(
             raw,
             &RawRun {
                 elements: 5,
                 regs,
                 consts,
-                options: DppOptions::default(),
+                options: Default::default(),
             },
         )
         .expect("runs");
@@ -433,7 +405,7 @@ mod tests {
                     elements: 1,
                     regs,
                     consts: vec![],
-                    options: DppOptions::default(),
+                    options: Default::default(),
                 },
             )
             .unwrap_err();
