@@ -165,10 +165,10 @@ impl Compilation {
 ///
 /// # Example
 /// ```no_run
-/// let options = ctm::CompileOptions { target: ctm::Target::Ref, ..Default::default() };
-/// let c = ctm::compile("kernel k(x: In<f32>, r: Out<f32>) { r = x; }", &options)?;
+/// let options = ctm_driver::CompileOptions { target: ctm_driver::Target::Ref, ..Default::default() };
+/// let c = ctm_driver::compile("kernel k(x: In<f32>, r: Out<f32>) { r = x; }", &options)?;
 /// assert_eq!(c.entry().name(), "k");
-/// # Ok::<(), ctm::CompileError>(())
+/// # Ok::<(), ctm_driver::CompileError>(())
 /// ```
 pub fn compile(source: &str, options: &CompileOptions) -> Result<Compilation, CompileError> {
     let checked = check_source(source, options.target)?;
