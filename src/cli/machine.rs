@@ -392,7 +392,7 @@ fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
         ));
     }
     elf_target(console, &cli.file, bytes, target)?;
-    let program = ctm_backend_x1k::elf::read(bytes).map_err(|e| {
+    let program = ctm_backend_x1k::validate::load_elf(bytes).map_err(|e| {
         usage(
             console,
             format!(
