@@ -13,10 +13,10 @@
 
 use ctm::compare::values_match;
 use ctm::simulate::SimulateOptions;
-use ctm_frontend::r#gen::{GenOptions, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
+use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
 
 /// Kernels per run, and the first seed (after those of `codegen_random`).
 const KERNELS: u64 = 64;

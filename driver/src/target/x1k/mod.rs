@@ -190,7 +190,9 @@ impl MachineTarget for X1kTarget {
     }
 
     fn read_elf(&self, bytes: &[u8]) -> Result<Box<dyn MachineProgram>, String> {
-        let program = ctm_backend_x1k::elf::read(bytes).map_err(|e| e.to_string())?;
+        // The container, the hardware rules, the notes and the bindings
+        // against the code (`validate::load_elf`), then the proof.
+        let program = ctm_backend_x1k::validate::load_elf(bytes).map_err(|e| e.to_string())?;
         let program = ValidProgram::new(program).map_err(|violations| {
             let mut text = format!("its code breaks {} hardware rule(s):", violations.len());
             for v in violations.iter().take(10) {

@@ -8,8 +8,8 @@
 use super::build;
 use super::ctx::{Gen, LoopFrame, Role};
 use super::range::{LOOP_BOUND_MAX, Range};
-use crate::ast::{BinaryOp, Expr, Stmt};
-use crate::types::Type;
+use ctm_frontend::ast::{BinaryOp, Expr, Stmt};
+use ctm_frontend::types::Type;
 
 impl Gen<'_> {
     /// The most iterations a new loop may have here.

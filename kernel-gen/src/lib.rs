@@ -18,10 +18,11 @@
 //! reproduce a failing case, call [`generate`] with the seed and options
 //! the failure names; `docs/generator.md` has the details.
 //!
-//! `gen` is a keyword in Rust 2024: the module is `ctm_frontend::r#gen`.
+//! This crate is test support (issue 8): it was `ctm_frontend::r#gen`, and is
+//! used as a dev-dependency by the tests that need it.
 //!
 //! ```
-//! use ctm_frontend::r#gen::{generate, random_args, GenOptions, NumericsMode};
+//! use ctm_kernel_gen::{generate, random_args, GenOptions, NumericsMode};
 //! use ctm_frontend::interp::{run_kernel, RunOptions};
 //! use ctm_frontend::{compile, CheckOptions, Target};
 //!
@@ -59,8 +60,8 @@ pub use range::{
 };
 pub use rng::Rng;
 
-use crate::ast;
-use crate::types::Target;
+use ctm_frontend::ast;
+use ctm_frontend::types::Target;
 use ctx::Gen;
 use print::{LiteralForms, print_file};
 use range::OUT_ERR_TRANSCENDENTAL;

@@ -8,7 +8,7 @@
 //! legal spellings (`0x2A`, `0b101`, `1_000`, `2i32`, `1.5f32`, `2.5e0`).
 
 use super::rng::Rng;
-use crate::ast::{
+use ctm_frontend::ast::{
     AssignOp, Block, Expr, ExprKind, File, IntRadix, Item, Param, Stmt, StmtKind, TypeExpr,
     TypeExprKind, UnaryOp,
 };
@@ -452,8 +452,8 @@ impl Printer {
 mod tests {
     use super::super::build::*;
     use super::*;
-    use crate::ast::BinaryOp;
-    use crate::types::Type;
+    use ctm_frontend::ast::BinaryOp;
+    use ctm_frontend::types::Type;
 
     fn show(e: Expr) -> String {
         let mut p = Printer {

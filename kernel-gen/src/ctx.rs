@@ -5,8 +5,8 @@
 use super::options::GenOptions;
 use super::range::{APPROX_MAG, INT_MAG, ROBUST_MAG, Range};
 use super::rng::Rng;
-use crate::ast;
-use crate::types::{OutputType, StreamType, Type};
+use ctm_frontend::ast;
+use ctm_frontend::types::{OutputType, StreamType, Type};
 
 /// What a generated expression must satisfy.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,12 +1,12 @@
-//! Small constructors of [`crate::ast`] nodes. Generated nodes have empty
+//! Small constructors of [`ctm_frontend::ast`] nodes. Generated nodes have empty
 //! spans: the text printed from them is what carries positions.
 
-use crate::ast::{
+use ctm_frontend::ast::{
     AssignOp, BinaryOp, Block, Expr, ExprKind, Ident, IntRadix, Stmt, StmtKind, TypeExpr,
     TypeExprKind, UnaryOp,
 };
-use crate::span::Span;
-use crate::types::{OutputType, StreamType, Type};
+use ctm_frontend::span::Span;
+use ctm_frontend::types::{OutputType, StreamType, Type};
 
 /// An identifier.
 pub fn ident(name: &str) -> Ident {

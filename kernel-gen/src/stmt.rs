@@ -12,8 +12,8 @@
 use super::build;
 use super::ctx::{BodyKind, Ex, Gen, Req, Role, Var};
 use super::range::{REL, Range, ULP};
-use crate::ast::{BinaryOp, Stmt};
-use crate::types::{Target, Type};
+use ctm_frontend::ast::{BinaryOp, Stmt};
+use ctm_frontend::types::{Target, Type};
 
 impl Gen<'_> {
     /// Up to `max` statements (fewer if the budget runs out).
@@ -373,7 +373,7 @@ impl Gen<'_> {
     }
 
     /// `name = value;` for the output `name` of type `ty`.
-    pub fn write_output(&mut self, name: &str, ty: crate::types::OutputType) -> Stmt {
+    pub fn write_output(&mut self, name: &str, ty: ctm_frontend::types::OutputType) -> Stmt {
         let t = ty.value_type();
         let req = self.out_req(t);
         let value = self.live_expr(t, req);
@@ -452,7 +452,7 @@ impl Gen<'_> {
         ))]
     }
 
-    fn else_if(&mut self) -> crate::ast::Expr {
+    fn else_if(&mut self) -> ctm_frontend::ast::Expr {
         let c = self.condition();
         let then = self.branch_block();
         let else_ = if self.budget > 0 && self.rng.percent(50) {
@@ -604,8 +604,8 @@ impl Gen<'_> {
 
     /// `true` if `e` reads an input stream or `index()`, so that its
     /// value differs between elements.
-    fn per_element(&self, e: &crate::ast::Expr) -> bool {
-        use crate::ast::ExprKind as K;
+    fn per_element(&self, e: &ctm_frontend::ast::Expr) -> bool {
+        use ctm_frontend::ast::ExprKind as K;
         let inputs: Vec<&str> = self
             .env
             .iter()
@@ -644,9 +644,9 @@ impl Gen<'_> {
 
 /// `true` if `e` is `a || b` with a constant `a` or `b` (at any depth of
 /// `||`): likely always true.
-fn constant_disjunct(e: &crate::ast::Expr) -> bool {
+fn constant_disjunct(e: &ctm_frontend::ast::Expr) -> bool {
     match &e.kind {
-        crate::ast::ExprKind::Binary {
+        ctm_frontend::ast::ExprKind::Binary {
             op: BinaryOp::Or,
             lhs,
             rhs,

@@ -9,8 +9,8 @@ use super::build;
 use super::ctx::{Ex, Gen, Req, Role};
 use super::expr::bin;
 use super::range::{INT_MAG, ROBUST_MAG, Range, pow2_floor};
-use crate::ast::{BinaryOp, UnaryOp};
-use crate::types::{Target, Type};
+use ctm_frontend::ast::{BinaryOp, UnaryOp};
+use ctm_frontend::types::{Target, Type};
 
 /// Small integers the generator likes.
 const NICE_INTS: &[i64] = &[0, 1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 255, 1000];
@@ -390,12 +390,12 @@ impl Gen<'_> {
             if !cands.is_empty() && self.rng.percent(75) {
                 let i = self.rng.index(cands.len());
                 let ex = cands.swap_remove(i);
-                if let crate::ast::ExprKind::Name(id) = &ex.e.kind {
+                if let ctm_frontend::ast::ExprKind::Name(id) = &ex.e.kind {
                     if let Some(v) = self.vars.iter_mut().find(|v| v.name == id.name) {
                         v.uses += 1;
                     }
-                } else if let crate::ast::ExprKind::Binary { lhs, .. } = &ex.e.kind
-                    && let crate::ast::ExprKind::Name(id) = &lhs.kind
+                } else if let ctm_frontend::ast::ExprKind::Binary { lhs, .. } = &ex.e.kind
+                    && let ctm_frontend::ast::ExprKind::Name(id) = &lhs.kind
                     && let Some(v) = self.vars.iter_mut().find(|v| v.name == id.name)
                 {
                     v.uses += 1;

@@ -13,10 +13,10 @@
 use super::options::NumericsMode;
 use super::range::{LOOP_BOUND_MAX, ROBUST_FLOAT, ROBUST_INT, ROBUST_MAT, ROBUST_U16};
 use super::rng::Rng;
-use crate::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
-use crate::tast::{self, Kernel, LoopBound, ParamKind, StmtKind};
-use crate::types::{StreamType, Type};
-use crate::value::Value;
+use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
+use ctm_frontend::tast::{self, Kernel, LoopBound, ParamKind, StmtKind};
+use ctm_frontend::types::{StreamType, Type};
+use ctm_frontend::value::Value;
 use std::collections::HashSet;
 
 /// Salt of the argument stream (independent of the program generator's).

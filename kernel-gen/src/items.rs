@@ -4,12 +4,12 @@
 use super::build;
 use super::ctx::{BodyKind, Const, Gen, Helper, KernelEnv, Req, Role, Uniform, Var};
 use super::range::{Range, TRIG_ARG};
-use crate::ast::{self, BinaryOp, Param};
-use crate::builtins::BUILTINS;
-use crate::numerics;
-use crate::span::Span;
-use crate::types::{ArrayType, OutputType, ScalarOrVector, StreamType, Target, Type};
-use crate::value::Value;
+use ctm_frontend::ast::{self, BinaryOp, Param};
+use ctm_frontend::builtins::BUILTINS;
+use ctm_frontend::numerics;
+use ctm_frontend::span::Span;
+use ctm_frontend::types::{ArrayType, OutputType, ScalarOrVector, StreamType, Target, Type};
+use ctm_frontend::value::Value;
 
 fn param(name: &str, ty: ast::TypeExpr, mutable: bool) -> Param {
     Param {

@@ -13,7 +13,7 @@ use super::range::{
     EXP2_ARG, REL, ROBUST_MAG, Range, TAN_ARG, TRIG_ABS, TRIG_ARG, ULP, exp2_lower, exp2_upper,
     log2_lower, log2_upper,
 };
-use crate::ast::BinaryOp;
+use ctm_frontend::ast::BinaryOp;
 
 /// `ln 2` rounded up (an upper bound, so not `std::f64::consts::LN_2`).
 const LN2_UP: f64 = 0.6932;

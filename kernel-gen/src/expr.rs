@@ -9,8 +9,8 @@ use super::ctx::{Ex, Gen, Req};
 use super::range::{
     INT_MAG, MAX_DOMAIN, REL, ROBUST_FLOAT, ROBUST_MAT, ROBUST_U16, Range, ULP, pow2_floor,
 };
-use crate::ast::{BinaryOp, UnaryOp};
-use crate::types::{StreamType, Type};
+use ctm_frontend::ast::{BinaryOp, UnaryOp};
+use ctm_frontend::types::{StreamType, Type};
 
 /// Float literals the generator likes: short to print, exact in binary
 /// where possible.
@@ -638,7 +638,7 @@ impl Gen<'_> {
 
     /// The block of an `if` expression: sometimes a `let` first, then the
     /// value. Returns the block, its value's range and its height.
-    fn branch_value(&mut self, ty: Type, req: Req) -> (crate::ast::Block, Range, u32) {
+    fn branch_value(&mut self, ty: Type, req: Req) -> (ctm_frontend::ast::Block, Range, u32) {
         self.push_scope();
         let mut stmts = Vec::new();
         let mut h = 0;

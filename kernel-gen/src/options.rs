@@ -1,7 +1,7 @@
 //! What the generator may produce: the target, the numerics mode, size
 //! limits and feature switches ([`GenOptions`]).
 
-use crate::types::Target;
+use ctm_frontend::types::Target;
 
 /// How the generated values must behave numerically.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,7 +17,7 @@ pub enum NumericsMode {
     /// arguments, bounded magnitudes, no discontinuous operation (branch,
     /// `floor`, cast, gather position...) on an approximate value, integers
     /// below 2^24 in magnitude. Holds for arguments made by
-    /// [`crate::gen::random_args`] in the same mode (see
+    /// [`crate::random_args`] in the same mode (see
     /// `docs/generator.md` for the ranges it assumes).
     Robust,
 }
@@ -123,7 +123,7 @@ impl Features {
     }
 }
 
-/// Options of [`crate::gen::generate`]. Start from [`GenOptions::new`] and
+/// Options of [`crate::generate`]. Start from [`GenOptions::new`] and
 /// change fields.
 ///
 /// Every limit is an upper bound; the generator draws actual sizes below

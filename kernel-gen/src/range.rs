@@ -17,7 +17,7 @@
 //! bit manipulation of `f64`, which IEEE 754 defines exactly, so that the
 //! generator's decisions are the same on every platform.
 //!
-//! [`NumericsMode::Robust`]: crate::gen::NumericsMode::Robust
+//! [`NumericsMode::Robust`]: crate::NumericsMode::Robust
 
 /// One unit in the last place of an f32, relative: the rounding of any
 /// operation on an approximate value.
