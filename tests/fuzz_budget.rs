@@ -19,10 +19,7 @@ fn files(dir: &str, target: &str) -> Vec<Vec<u8>> {
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     paths.sort();
-    paths
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .collect()
+    paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
 }
 
 type Harness = fn(&[u8]);

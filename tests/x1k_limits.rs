@@ -135,11 +135,12 @@ fn inputs_at_and_past_the_limit() {
 
 /// A kernel with `n` distinct float constants.
 fn constants(n: usize) -> String {
-    let sum: Vec<String> = (0..n).map(|i| format!("x * {}.25", i + 3)).collect();
-    format!(
-        "kernel k(x: In<f32>, r: Out<f32>) {{ r = {}; }}\n",
-        sum.join(" + ")
-    )
+    let mut s = String::from("kernel k(x: In<f32>, r: Out<f32>) {\n    let mut a = x;\n");
+    for i in 0..n {
+        s.push_str(&format!("    a = a * x + {}.25;\n", i + 3));
+    }
+    s.push_str("    r = a;\n}\n");
+    s
 }
 
 #[test]

@@ -57,7 +57,10 @@ pub fn source(data: &[u8]) {
 fn raw_run(data: &[u8]) -> RawRun {
     RawRun {
         elements: 1 + u32::from(data.first().copied().unwrap_or(0) % 8),
-        regs: vec![(0, RegInit::Seq), (1, RegInit::Value([0.5, -1.0, 2.0, 0.0]))],
+        regs: vec![
+            (0, RegInit::Seq),
+            (1, RegInit::Value([0.5, -1.0, 2.0, 0.0])),
+        ],
         consts: vec![(0, [1.0, 2.0, 3.0, 4.0])],
         options: DppOptions {
             step_limit: STEP_LIMIT,

@@ -354,11 +354,9 @@ impl Machine<'_, '_> {
             Op::Domain => Value::floats(&[self.args.domain.0 as f32, self.args.domain.1 as f32]),
             Op::Unary(u) => unary(*u, &a[0]),
             Op::Binary(b) => binary(*b, &a[0], &a[1]),
-            Op::Mad if self.mad == MadRounding::Fused => {
-                lanes3(&a[0], &a[1], &a[2], |x, y, z| {
-                    n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
-                })
-            }
+            Op::Mad if self.mad == MadRounding::Fused => lanes3(&a[0], &a[1], &a[2], |x, y, z| {
+                n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
+            }),
             Op::Mad => lanes3(&a[0], &a[1], &a[2], n::mad),
             Op::Dot => Value::f32(n::dot(a[0].lanes(), a[1].lanes())),
             Op::Compare(c) => {
@@ -509,6 +507,8 @@ pub fn fold(op: &Op, inputs: &[Value]) -> Option<Value> {
                 args: &dummy_args,
                 params: Vec::new(),
                 limit: 0,
+                // Folding keeps the language's numerics.
+                mad: MadRounding::Twice,
             };
             let e = Element {
                 i: 0,

@@ -302,7 +302,10 @@ mod tests {
             UniformError::NotAFloat { .. }
         ));
         for t in ["1e39", "1e99999", "-1e99999", "3.5e38"] {
-            assert!(matches!(err(Type::F32, t), UniformError::FloatRange { .. }), "{t}");
+            assert!(
+                matches!(err(Type::F32, t), UniformError::FloatRange { .. }),
+                "{t}"
+            );
         }
         assert!(matches!(err(Type::F32, ""), UniformError::Empty { .. }));
         assert!(matches!(
