@@ -181,7 +181,7 @@ fn chain(n: usize) -> String {
 fn instruction_slots_past_the_limit() {
     checks(&chain(100), &[]);
     refused(&chain(600), "CK0072", "512");
-    refused(&chain(20_000), "CK0072", "512");
+    refused(&chain(4_000), "CK0072", "512");
 }
 
 /// `depth` nested loops.
