@@ -166,3 +166,16 @@ fn rendering_is_capped_with_a_count() {
     assert_eq!(text.matches("warning[CK0052]").count(), 3);
     assert!(!text.contains("not shown"));
 }
+
+#[test]
+fn straight_line_code_past_the_budget_is_refused_early() {
+    // 100,000 chained `let`s (about 500,000 nodes): CK0054 from the front
+    // end instead of minutes in the passes before CK0072.
+    let mut s = String::from("kernel k(x: In<f32>, r: Out<f32>) {\n    let v0 = x;\n");
+    for i in 1..=100_000 {
+        s.push_str(&format!("    let v{i} = v{} * 1.5 + x;\n", i - 1));
+    }
+    s.push_str("    r = v100000;\n}\n");
+    assert_eq!(codes(&s, Target::X1k), [Code::InlineBudget]);
+    assert!(codes(&s, Target::Ref).is_empty());
+}
