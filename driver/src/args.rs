@@ -149,6 +149,16 @@ impl std::fmt::Display for Flag {
 /// Data options that do not fit the entry point (exit code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ArgsError {
+    /// A file the run would write is a file it reads, or another output.
+    #[error("{writer} would overwrite `{}`, which is {other}", path.display())]
+    PathClash {
+        /// The option writing the file (`-o`, `--output r`, `--trace`).
+        writer: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// What else uses it ("the source file", "written by --trace", ...).
+        other: String,
+    },
     /// A name the entry point has no parameter of that kind for.
     #[error("{flag} {name}: `{entry}` has no {} named `{name}`{}", what(*flag), valid_list(*flag, valid))]
     UnknownName {
@@ -348,6 +358,62 @@ pub fn check_output_names<'a>(
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// The identity of a path for comparisons: canonical when it exists, else
+/// its canonical directory joined with its name (a file about to be
+/// created), else the path as given.
+fn path_identity(path: &std::path::Path) -> std::path::PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses a run whose outputs would overwrite one of its inputs or each
+/// other (issue 13: `ctmc X.ck -o X.ck` replaced the source by the ELF;
+/// `--trace F --output r=F` wrote both to one file). `reads` and `writes`
+/// pair a description (`the source file`, `-o`, `--output r`, ...) with a
+/// path; `-` (stdout) is never a clash.
+///
+/// # Errors
+/// [`ArgsError::PathClash`] naming the first clash.
+pub fn check_distinct_paths(
+    reads: &[(String, &std::path::Path)],
+    writes: &[(String, &std::path::Path)],
+) -> Result<(), ArgsError> {
+    let stdout = std::path::Path::new("-");
+    let read_ids: Vec<(&String, std::path::PathBuf)> = reads
+        .iter()
+        .map(|(what, p)| (what, path_identity(p)))
+        .collect();
+    let mut written: Vec<(&String, std::path::PathBuf)> = Vec::new();
+    for (writer, path) in writes {
+        if *path == stdout {
+            continue;
+        }
+        let id = path_identity(path);
+        let clash = |other: String| ArgsError::PathClash {
+            writer: writer.clone(),
+            path: path.to_path_buf(),
+            other,
+        };
+        if let Some((what, _)) = read_ids.iter().find(|(_, r)| *r == id) {
+            return Err(clash(what.to_string()));
+        }
+        if let Some((other, _)) = written.iter().find(|(_, w)| *w == id) {
+            return Err(clash(format!("also written by {other}")));
+        }
+        written.push((writer, id));
     }
     Ok(())
 }

@@ -38,8 +38,8 @@ fn usage(console: &Console, message: impl std::fmt::Display) -> Exit {
 }
 
 fn read(console: &Console, path: &Path) -> Step<Vec<u8>> {
-    std::fs::read(path)
-        .map_err(|e| usage(console, format!("cannot read `{}`: {e}", path.display())))
+    ctm::io::read_bounded(path, ctm::io::MAX_PROGRAM_BYTES, "program file")
+        .map_err(|e| usage(console, e))
 }
 
 /// A machine target named on the command line (`ref` has no machine code).
@@ -366,6 +366,14 @@ fn run_elf(
         }
     }
     let (inputs, outputs) = data_options(&cli.sim, console)?;
+    super::build::check_paths(
+        console,
+        ("the program file", &cli.file),
+        &inputs,
+        &outputs,
+        None,
+        cli.sim.trace.as_deref(),
+    )?;
     if !bytes.starts_with(ELF_MAGIC) {
         return Err(usage(
             console,

@@ -52,6 +52,17 @@ pub enum IoError {
         /// What is wrong with it.
         source: NpyFormatError,
     },
+    /// The file holds more bytes than its kind may (a special file such as
+    /// `/dev/zero` never ends).
+    #[error("`{}` is larger than {limit_bytes} bytes, the most a {what} may have", path.display())]
+    TooLong {
+        /// The file.
+        path: PathBuf,
+        /// What the file is read as.
+        what: &'static str,
+        /// The bound.
+        limit_bytes: u64,
+    },
     /// The data does not fit the stream it is read for.
     #[error("`{}`: {source}", path.display())]
     Stream {
@@ -62,19 +73,78 @@ pub enum IoError {
     },
 }
 
-/// Reads a whole `.npy` file.
+/// The largest kernel source `ctmc` reads (16 MiB; `docs/cli.md`).
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// The largest ELF image or raw instruction file `ctmc disasm`/`run`
+/// reads (16 MiB; an X1K program is at most 512 × 24 bytes, an R700 one a
+/// few hundred KiB).
+pub const MAX_PROGRAM_BYTES: u64 = 16 << 20;
+
+/// Reads at most `limit_bytes` of `path`: never reads on forever from a
+/// special file (`/dev/zero`, a pipe) and never allocates more than the
+/// bound plus one byte.
+///
+/// # Errors
+/// [`IoError::Read`], or [`IoError::TooLong`] naming `what` when the file
+/// has more bytes.
+pub fn read_bounded(path: &Path, limit_bytes: u64, what: &'static str) -> Result<Vec<u8>, IoError> {
+    use std::io::Read;
+    let read_error = |source| IoError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut bytes = Vec::new();
+    file.take(limit_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > limit_bytes {
+        return Err(IoError::TooLong {
+            path: path.to_path_buf(),
+            what,
+            limit_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads a whole `.npy` file, no more bytes than its header declares: the
+/// preamble and header first (at most 64 KiB), then the data its shape and
+/// dtype need (one byte more, to notice trailing data).
 ///
 /// # Errors
 /// [`IoError::Read`] or [`IoError::Npy`].
 pub fn read_npy(path: &Path) -> Result<NpyArray, IoError> {
-    let bytes = std::fs::read(path).map_err(|source| IoError::Read {
+    use std::io::Read;
+    let read_error = |source| IoError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    parse_npy(&bytes).map_err(|source| IoError::Npy {
+    };
+    let npy_error = |source| IoError::Npy {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut bytes = Vec::new();
+    (&mut reader)
+        .take(npy::HEADER_PREFIX_BYTES as u64)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    let header_end = npy::header_end(&bytes).map_err(npy_error)?;
+    (&mut reader)
+        .take((header_end.saturating_sub(bytes.len())) as u64)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    let data_bytes = npy::declared_data_bytes(&bytes).map_err(npy_error)?;
+    let total = (header_end as u64).saturating_add(data_bytes);
+    let have = bytes.len() as u64;
+    (&mut reader)
+        .take(total.saturating_add(1).saturating_sub(have))
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    parse_npy(&bytes).map_err(npy_error)
 }
 
 /// Writes `array` to a `.npy` file, replacing it.
@@ -112,10 +182,12 @@ pub fn read_raw_stream(
     ty: StreamType,
     domain: (usize, usize),
 ) -> Result<StreamData, IoError> {
-    let bytes = std::fs::read(path).map_err(|source| IoError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // The domain's values, and one byte more to notice a longer file.
+    let expected = (domain.0 as u64)
+        .saturating_mul(domain.1 as u64)
+        .saturating_mul(ty.channels() as u64)
+        .saturating_mul(4);
+    let bytes = read_bounded(path, expected, "raw .f32 stream of this domain")?;
     stream::raw_f32_to_stream(&bytes, ty, domain).map_err(|source| IoError::Stream {
         path: path.to_path_buf(),
         source,

@@ -228,6 +228,7 @@ const MAX_ELEMENTS: u64 = 1 << 31;
 pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, NpyFormatError> {
     let (header_text, data_start) = split_header(bytes)?;
     check_nesting(header_text)?;
+    check_duplicate_keys(header_text)?;
     // npyz multiplies the dimensions without overflow checks: look at the
     // shape first.
     let claimed = scan_shape(header_text)?;
@@ -275,6 +276,46 @@ pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, NpyFormatError> {
         shape,
         data: decode(dtype, data),
     })
+}
+
+/// Bytes enough for any preamble (magic, version, header length).
+pub const HEADER_PREFIX_BYTES: usize = 12;
+
+/// Where the data of the file starting with `prefix` begins (the preamble
+/// must be complete; the header need not be).
+///
+/// # Errors
+/// As [`parse_npy`] for a bad preamble.
+pub fn header_end(prefix: &[u8]) -> Result<usize, NpyFormatError> {
+    match split_header(prefix) {
+        Ok((_, end)) => Ok(end),
+        Err(NpyFormatError::TruncatedHeader { needed_bytes, .. }) if prefix.len() >= 8 => {
+            Ok(needed_bytes)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The data bytes the header of `bytes` (preamble and whole header)
+/// declares: elements times 8 bytes, the widest dtype read, so that a
+/// reader never needs more.
+///
+/// # Errors
+/// As [`parse_npy`] for a bad header or an impossible shape.
+pub fn declared_data_bytes(bytes: &[u8]) -> Result<u64, NpyFormatError> {
+    let (text, _) = split_header(bytes)?;
+    check_nesting(text)?;
+    let claimed = scan_shape(text)?;
+    let mut count: u64 = 1;
+    for &d in &claimed {
+        count = count
+            .checked_mul(d)
+            .filter(|&c| c <= MAX_ELEMENTS)
+            .ok_or_else(|| NpyFormatError::TooLarge {
+                shape: claimed.clone(),
+            })?;
+    }
+    Ok(count * 8)
 }
 
 /// Splits off the preamble and header; returns the header text and where
@@ -332,6 +373,42 @@ fn check_nesting(text: &str) -> Result<(), NpyFormatError> {
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// Rejects a header dictionary that names a key twice (numpy's own
+/// reader would keep the last one silently; issue 13).
+fn check_duplicate_keys(text: &str) -> Result<(), NpyFormatError> {
+    let mut keys: Vec<&str> = Vec::new();
+    let mut depth = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            q @ (b'\'' | b'"') => {
+                let start = i + 1;
+                let Some(len) = text[start..].find(q as char) else {
+                    break;
+                };
+                let end = start + len;
+                let after = text[end + 1..].trim_start();
+                if depth == 1 && after.starts_with(':') {
+                    let key = &text[start..end];
+                    if keys.contains(&key) {
+                        return Err(NpyFormatError::MalformedHeader(format!(
+                            "the header names the key '{key}' twice"
+                        )));
+                    }
+                    keys.push(key);
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
     }
     Ok(())
 }
@@ -526,6 +603,25 @@ mod tests {
             &[3, 4],
         );
         assert_eq!(parse_npy(&f).unwrap().data, NpyData::U8(vec![3, 4]));
+    }
+
+    #[test]
+    fn rejects_duplicate_keys() {
+        let data = [0u8; 8];
+        for header in [
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (1,), }",
+            "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+            "{\"shape\": (2,), 'descr': '<f4', 'fortran_order': False, \"shape\": (2,), }",
+        ] {
+            let e = parse_npy(&with_header(header, &data)).unwrap_err();
+            assert!(
+                matches!(&e, NpyFormatError::MalformedHeader(m) if m.contains("twice")),
+                "{header}: {e:?}"
+            );
+        }
+        // Values may repeat a key's text.
+        let ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+        assert!(parse_npy(&with_header(ok, &data)).is_ok());
     }
 
     #[test]

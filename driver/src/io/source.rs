@@ -219,7 +219,7 @@ pub fn const_stream(
             for k in 0..c {
                 let v = lane(k);
                 let x: f32 = v.parse().map_err(|_| range(v))?;
-                if x.is_infinite() && number(v)?.is_finite() {
+                if x.is_infinite() && !super::uniform::spells_infinity(v) {
                     return Err(range(v));
                 }
                 element.push(x);
@@ -361,6 +361,8 @@ mod tests {
             (v(&["-1"]), StreamType::U16),
             (v(&["2"]), StreamType::Unorm8x4),
             (v(&["1e39"]), StreamType::F32),
+            (v(&["1e99999"]), StreamType::F32),
+            (v(&["-1e99999"]), StreamType::Vec2),
         ] {
             assert!(
                 matches!(

@@ -109,13 +109,20 @@ pub fn parse_f32(text: &str) -> Result<f32, UniformError> {
     let x: f32 = t.parse().map_err(|_| UniformError::NotAFloat {
         text: t.to_string(),
     })?;
-    let finite_text = t.parse::<f64>().is_ok_and(f64::is_finite);
-    if x.is_infinite() && finite_text {
+    if x.is_infinite() && !spells_infinity(t) {
         return Err(UniformError::FloatRange {
             text: t.to_string(),
         });
     }
     Ok(x)
+}
+
+/// Whether `text` names an infinity (`inf`, `-infinity`, ...) rather than
+/// a number too large for the type (`1e39`, `1e99999`: errors, issue 13).
+pub fn spells_infinity(text: &str) -> bool {
+    let t = text.trim();
+    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+    t.eq_ignore_ascii_case("inf") || t.eq_ignore_ascii_case("infinity")
 }
 
 /// Parses one `i32` (see the module doc).
@@ -294,10 +301,12 @@ mod tests {
             err(Type::F32, "abc"),
             UniformError::NotAFloat { .. }
         ));
-        assert!(matches!(
-            err(Type::F32, "1e39"),
-            UniformError::FloatRange { .. }
-        ));
+        for t in ["1e39", "1e99999", "-1e99999", "3.5e38"] {
+            assert!(
+                matches!(err(Type::F32, t), UniformError::FloatRange { .. }),
+                "{t}"
+            );
+        }
         assert!(matches!(err(Type::F32, ""), UniformError::Empty { .. }));
         assert!(matches!(
             err(Type::F32, "1,2"),

@@ -252,6 +252,15 @@ pub fn launch(
                 )));
             }
         };
+        // A texture is at most 4096 texels on a side, as the domain
+        // (`Domain::sized`, docs/cli.md "x1k runs"): a larger stream, such as a reduction's
+        // input, cannot run on the target (issue 13).
+        if !(1..=4096).contains(&data.width) || !(1..=4096).contains(&data.height) {
+            return Err(LaunchError::Bindings(format!(
+                "input `{}` is {}x{}; an x1k texture is at most 4096x4096, so `{}` cannot run on the target with it",
+                input.param, data.width, data.height, b.kernel
+            )));
+        }
         let id = InputId::new(input.input)
             .ok_or_else(|| LaunchError::Unfit(format!("input index {}", input.input)))?;
         job = job.input(
