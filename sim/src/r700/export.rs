@@ -40,9 +40,7 @@ pub fn export(w: &mut Wave<'_>, e: &CfExport) {
         let target = e.io.array_base.get() + n;
         let mut values = [[0u32; 4]; WAVE];
         for (lane, v) in values.iter_mut().enumerate() {
-            for c in 0..4 {
-                v[c] = w.get(g, c, lane);
-            }
+            *v = std::array::from_fn(|c| w.get(g, c, lane));
         }
         let slot = w
             .out
@@ -54,14 +52,14 @@ pub fn export(w: &mut Wave<'_>, e: &CfExport) {
                 continue;
             }
             let mut out = slot[lane].unwrap_or([0; 4]);
-            for c in 0..4 {
-                match e.swizzle[c] {
-                    Sel::X => out[c] = v[0],
-                    Sel::Y => out[c] = v[1],
-                    Sel::Z => out[c] = v[2],
-                    Sel::W => out[c] = v[3],
-                    Sel::Zero => out[c] = 0,
-                    Sel::One => out[c] = 0x3F80_0000,
+            for (o, sel) in out.iter_mut().zip(e.swizzle) {
+                match sel {
+                    Sel::X => *o = v[0],
+                    Sel::Y => *o = v[1],
+                    Sel::Z => *o = v[2],
+                    Sel::W => *o = v[3],
+                    Sel::Zero => *o = 0,
+                    Sel::One => *o = 0x3F80_0000,
                     Sel::Mask => {}
                 }
             }

@@ -225,14 +225,14 @@ fn exec_group(w: &mut Wave<'_>, g: &PGroup, ctx: &mut Ctx<'_>) -> Result<(), Gro
     for (i, s) in g.slots.iter().enumerate() {
         masks[i] = lane_mask(w.pred, ctx.mask, s.pred_sel);
         let fsrc = float_src(s.op);
-        for k in 0..s.nsrc as usize {
-            read_src(w, ctx, s, s.src[k], &mut srcs[i][k]).map_err(|e| (Some(i as u32), e))?;
+        for (k, buf) in srcs[i].iter_mut().enumerate().take(s.nsrc as usize) {
+            read_src(w, ctx, s, s.src[k], buf).map_err(|e| (Some(i as u32), e))?;
             if fsrc && (s.abs[k] || s.neg[k]) {
                 let (and, xor) = (
                     if s.abs[k] { 0x7FFF_FFFF } else { u32::MAX },
                     if s.neg[k] { 0x8000_0000 } else { 0 },
                 );
-                for v in srcs[i][k].iter_mut() {
+                for v in buf.iter_mut() {
                     *v = (*v & and) ^ xor;
                 }
             }
@@ -342,9 +342,9 @@ fn exec_group(w: &mut Wave<'_>, g: &PGroup, ctx: &mut Ctx<'_>) -> Result<(), Gro
             }
             if side.mova {
                 let c = s.dst_chan as usize & 3;
-                for lane in 0..WAVE {
+                for (lane, (a, &v)) in w.ar[c].iter_mut().zip(&ars[i]).enumerate() {
                     if m >> lane & 1 == 1 {
-                        w.ar[c][lane] = ars[i][lane];
+                        *a = v;
                     }
                 }
             }

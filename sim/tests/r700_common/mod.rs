@@ -76,7 +76,7 @@ pub fn cf_alu(op: CfAluOp, addr: u32, slots: u32) -> CfInst {
     CfInst::Alu(CfAlu {
         op,
         addr: AluClauseAddr::new(addr).expect("addr"),
-        count: AluSlotCount::new(slots).expect("count"),
+        count: AluSlotCount::new(slots.max(1)).expect("count"),
         kcache: [
             Kcache {
                 mode: ctm_backend_r700::isa::KcacheMode::Lock2,
