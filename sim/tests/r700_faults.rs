@@ -303,7 +303,11 @@ proptest! {
         lits in prop::collection::vec(any::<u32>(), 4),
     ) {
         let clause: Vec<AluGroup> = groups.iter().map(|g| AluGroup::with_literals(g, &lits)).collect();
-        let mut cf = cf;
+        // Both clauses referenced, so the program encodes.
+        let mut cf: Vec<CfInst> = std::iter::once(cf_alu(CfAluOp::Alu, 0, 0))
+            .chain(cf)
+            .chain(std::iter::once(cf_alu(CfAluOp::Alu, 1, 0)))
+            .collect();
         let n = cf.len() as u32 + 1;
         for inst in &mut cf {
             if let CfInst::Cf(c) = inst {
@@ -313,7 +317,8 @@ proptest! {
         cf.push(export_done(1, 0, true));
         let p = program(cf, vec![clause.clone(), clause]);
         // Only programs the decoder would accept (the simulator's input).
-        if let Ok(bytes) = encode_program(&p) {
+        let e = encode_program(&p);
+        if let Ok(bytes) = e {
             let p = decode_program(&bytes).unwrap();
             let xs: Vec<[u32; 4]> = lits.iter().cycle().take(70).map(|&v| [v, v ^ 1, 7, 0x3F80_0000]).collect();
             let mut l = Launch::raw(p, 70, vec![(gpr(0), RegInit::PerElement(xs))], &[(0, [1, 2, 3, 4])]);
