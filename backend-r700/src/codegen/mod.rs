@@ -1,0 +1,1 @@
+//! The R700 code generator (work in progress).
