@@ -1,13 +1,95 @@
-//! Launch builders and output rendering: pixel-shader launches per the ABI
-//! (position (i, j, 0, 0) in R0, uniforms in constant buffer 0), raw runs
-//! (spec §10: N elements, initial registers incl. `seq`, cb0 constants,
-//! also visible as the constant file) and the raw-run JSON
+//! The loader and output rendering: launches from a CAL ELF image per
+//! `docs/abi-r700.md` (position (i, j, 0, 0) in R0, NUM_GPRS and
+//! STACK_SIZE from the program information, constant buffer 0 sized by the
+//! bindings with the domain element filled, the scatter buffer of
+//! S·W·H + 1 dwords), pixel-shader and raw launches (spec §10: N elements,
+//! initial registers incl. `seq`, cb0 constants, also visible as the
+//! constant file), and the raw-run JSON
 //! `{"outputs": [{"kind", "index", "values"}]}`.
 
+use ctm_backend_r700::elf::{self, ElfError, ElfImage};
 use ctm_backend_r700::isa::{Gpr, Program};
 use serde_json::{Value, json};
 
-use super::{ExportKind, Launch, RunResult};
+use super::{ExportKind, Launch, RunResult, TexFormat, Texture};
+
+impl TexFormat {
+    /// The resource format of an input stream type as the bindings spell
+    /// it (`docs/abi-r700.md` §3.2).
+    pub fn from_binding(format: &str) -> Option<TexFormat> {
+        Some(match format {
+            "f32" => TexFormat::R32Float,
+            "vec2" => TexFormat::Rg32Float,
+            "vec4" => TexFormat::Rgba32Float,
+            "unorm8x4" => TexFormat::Rgba8Unorm,
+            "u16" => TexFormat::R16Uint,
+            _ => return None,
+        })
+    }
+}
+
+impl Texture {
+    /// A texture of 32-bit words (the float formats: 1, 2 or 4 words per
+    /// texel, row-major).
+    pub fn from_words(width: u32, height: u32, format: TexFormat, words: &[u32]) -> Texture {
+        Texture {
+            width,
+            height,
+            format,
+            data: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        }
+    }
+}
+
+/// Read a CAL ELF image (`docs/abi-r700.md` §1).
+///
+/// # Errors
+/// The reader's [`ElfError`] for anything that is not such an image.
+pub fn read_elf(bytes: &[u8]) -> Result<ElfImage, ElfError> {
+    elf::read_image(bytes)
+}
+
+impl Launch {
+    /// A launch of an image over `width × height` as the ABI sets it up:
+    /// position in R0, NUM_GPRS and STACK_SIZE from the program
+    /// information, cb0 of the bindings' size with `(W, H, 0, 0)` in the
+    /// domain element, and a zeroed scatter buffer of S·W·H + 1 dwords.
+    /// Inputs (textures) and uniform values are the caller's to bind
+    /// ([`Launch::textures`], [`Launch::set_uniform`]).
+    pub fn from_image(image: &ElfImage, width: u32, height: u32) -> Launch {
+        let res = image.resources();
+        let mut launch = Launch::pixel_shader(image.program.clone(), width, height);
+        launch.num_gprs = (res.num_gprs > 0).then_some(res.num_gprs);
+        launch.stack_size = Some(res.stack_size);
+        if let Some(b) = &image.bindings {
+            launch.const_buffers = vec![vec![[0; 4]; b.cb0_elements as usize]];
+            if let Some(d) = b.domain_element {
+                launch.set_uniform(
+                    d,
+                    [(width as f32).to_bits(), (height as f32).to_bits(), 0, 0],
+                );
+            }
+            let cells = u64::from(width) * u64::from(height);
+            let dwords = (b.scatters.len() as u64 * cells + 1).min(1 << 30);
+            if !b.scatters.is_empty() {
+                launch.memory = vec![0; dwords as usize];
+            }
+        }
+        launch
+    }
+}
+
+impl RunResult {
+    /// Scatter parameter `slot`'s region of the scatter buffer
+    /// (`docs/abi-r700.md` §3.4): W·H dwords.
+    pub fn scatter_region(&self, slot: u32, width: u32, height: u32) -> Vec<u32> {
+        let cells = width as usize * height as usize;
+        let start = slot as usize * cells;
+        (start..start + cells)
+            .map(|i| self.memory.get(i).copied().unwrap_or(0))
+            .collect()
+    }
+}
 
 /// An initial register value.
 #[derive(Clone, Debug, PartialEq, Eq)]
