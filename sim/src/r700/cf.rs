@@ -249,8 +249,8 @@ fn flow(
                 .unwrap_or([0; 3]);
             let (count, al, step) = match c.op {
                 CfOp::LoopStartDx10 => (None, None, 0),
-                CfOp::LoopStartNoAl => (Some(k[0] & 0xFFF), None, 0),
-                _ => (Some(k[0] & 0xFFF), Some(k[1] as i32), k[2] as i32),
+                CfOp::LoopStartNoAl => (Some(k[0]), None, 0),
+                _ => (Some(k[0]), Some(k[1] as i32), k[2] as i32),
             };
             let mut t = w.test(c.cond, cf_const, flags);
             if count == Some(0) {
