@@ -80,11 +80,11 @@ fn llvm_program_round_trips_through_the_image() {
     assert_eq!(u16::from_le_bytes([bytes[16], bytes[17]]), 2, "ET_EXEC");
     assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 125, "e_machine");
     let image = elf::read_image(&bytes).expect("image");
+    assert_eq!(image.register(reg::SQ_PGM_RESOURCES_PS), Some(5 | (2 << 8)));
     assert_eq!(
-        image.register(reg::SQ_PGM_RESOURCES_PS),
-        Some(5 | (2 << 8))
+        image.register(reg::DB_SHADER_CONTROL),
+        Some(reg::KILL_ENABLE)
     );
-    assert_eq!(image.register(reg::DB_SHADER_CONTROL), Some(reg::KILL_ENABLE));
     assert_eq!(image.register(reg::CB_SHADER_MASK), Some(0xFF));
     assert_eq!(image.notes.outputs, vec![0, 1]);
     assert_eq!(image.notes.inputs, vec![0]);
@@ -125,10 +125,7 @@ fn header_corruptions_are_typed_errors() {
             other => panic!("{field}: {other:?}"),
         }
     }
-    assert_eq!(
-        elf::read(&bytes[..20]),
-        Err(ElfError::TooShort { len: 20 })
-    );
+    assert_eq!(elf::read(&bytes[..20]), Err(ElfError::TooShort { len: 20 }));
 }
 
 #[test]

@@ -32,10 +32,18 @@ pub fn listing_image(image: &ElfImage) -> String {
     if let Some(b) = &image.bindings {
         let _ = writeln!(out, "; kernel {}", b.kernel);
         for i in &b.inputs {
-            let _ = writeln!(out, ";   in  {}: {} -> resource {}", i.param, i.format, i.resource);
+            let _ = writeln!(
+                out,
+                ";   in  {}: {} -> resource {}",
+                i.param, i.format, i.resource
+            );
         }
         for o in &b.outputs {
-            let _ = writeln!(out, ";   out {}: {} -> PIXEL{}", o.param, o.format, o.export);
+            let _ = writeln!(
+                out,
+                ";   out {}: {} -> PIXEL{}",
+                o.param, o.format, o.export
+            );
         }
         for s in &b.scatters {
             let _ = writeln!(out, ";   scatter {} -> MEM_EXPORT slot {}", s.param, s.slot);

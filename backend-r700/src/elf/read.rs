@@ -22,9 +22,9 @@ use crate::abi::Bindings;
 use crate::isa::decode_program;
 
 use super::{
-    ABI_VERSION, CTM_NOTE_BINDINGS, CalNotes, D_MACHINE_RV770, DICT_ENTRY_BYTES,
-    EM_ATI_CALIMAGE_BINARY, ELFOSABI_CAL, ElfError, ElfImage, Executable, NOTE_NAME_CAL,
-    NOTE_NAME_CTM, NoteType, PT_ATI_ENCODING_DICTIONARY,
+    ABI_VERSION, CTM_NOTE_BINDINGS, CalNotes, D_MACHINE_RV770, DICT_ENTRY_BYTES, ELFOSABI_CAL,
+    EM_ATI_CALIMAGE_BINARY, ElfError, ElfImage, Executable, NOTE_NAME_CAL, NOTE_NAME_CTM, NoteType,
+    PT_ATI_ENCODING_DICTIONARY,
 };
 
 type Header = elf::FileHeader32<LittleEndian>;
@@ -100,7 +100,10 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
 
     let segments = header.program_headers(e, data)?;
     let one = |kind: &'static str, p_type: u32| -> Result<&[u8], ElfError> {
-        let found: Vec<_> = segments.iter().filter(|s| s.p_type(e).0 == p_type).collect();
+        let found: Vec<_> = segments
+            .iter()
+            .filter(|s| s.p_type(e).0 == p_type)
+            .collect();
         let [seg] = found.as_slice() else {
             return Err(ElfError::SegmentCount {
                 kind,
@@ -177,8 +180,7 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
                         _ => return Err(size_err),
                     },
                     NoteType::ConstantBuffers => {
-                        notes.constant_buffers =
-                            w.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+                        notes.constant_buffers = w.chunks_exact(2).map(|p| (p[0], p[1])).collect();
                     }
                     NoteType::CondOut
                     | NoteType::Float32Consts

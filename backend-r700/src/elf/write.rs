@@ -20,9 +20,9 @@ use object::{Endianness, U32};
 use crate::isa::encode_program;
 
 use super::{
-    ABI_VERSION, CTM_NOTE_BINDINGS, CalNotes, D_MACHINE_RV770, DICT_ENTRY_BYTES,
-    EM_ATI_CALIMAGE_BINARY, ELFOSABI_CAL, ElfError, ElfImage, Executable, NOTE_NAME_CAL,
-    NOTE_NAME_CTM, NoteType, PT_ATI_ENCODING_DICTIONARY, reg,
+    ABI_VERSION, CTM_NOTE_BINDINGS, CalNotes, D_MACHINE_RV770, DICT_ENTRY_BYTES, ELFOSABI_CAL,
+    EM_ATI_CALIMAGE_BINARY, ElfError, ElfImage, Executable, NOTE_NAME_CAL, NOTE_NAME_CTM, NoteType,
+    PT_ATI_ENCODING_DICTIONARY, reg,
 };
 
 /// Package an executable as a CAL image.
@@ -108,9 +108,7 @@ fn note_section(image: &ElfImage) -> Vec<u8> {
             NoteType::Inputs => words(n.inputs.iter().copied()),
             NoteType::Outputs => words(n.outputs.iter().copied()),
             NoteType::CondOut => words([0]),
-            NoteType::Float32Consts | NoteType::Int32Consts | NoteType::Bool32Consts => {
-                Vec::new()
-            }
+            NoteType::Float32Consts | NoteType::Int32Consts | NoteType::Bool32Consts => Vec::new(),
             NoteType::EarlyExit => words([u32::from(n.early_exit)]),
             NoteType::ConstantBuffers => {
                 words(n.constant_buffers.iter().flat_map(|&(b, s)| [b, s]))
@@ -197,13 +195,7 @@ fn try_write(image: &ElfImage, text: &[u8]) -> object::write::Result<Vec<u8>> {
     });
     w.write_align(4);
     let span = (text_offset + text.len() as u64 - note_offset) as u32;
-    w.write(&words([
-        D_MACHINE_RV770,
-        0,
-        note_offset as u32,
-        span,
-        0,
-    ]));
+    w.write(&words([D_MACHINE_RV770, 0, note_offset as u32, span, 0]));
     w.write_align(4);
     w.write(&notes);
     w.write_align(8);
