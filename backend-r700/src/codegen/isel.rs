@@ -7,10 +7,11 @@
 //!   `MIN_DX10`/`MAX_DX10`) because spec §7 forbids the legacy clamped
 //!   variants; comparisons use the `SET*_DX10` forms, whose result is an
 //!   integer (true = −1, false = 0), the representation of `bool` here;
-//! - `sin`/`cos`: the hardware takes radians in [−π, π] (manual SIN/COS,
-//!   L6900-6902, L3339-3341), so the argument is range-reduced as
-//!   `2π·fract(x/2π + 0.5) − π`; LLVM 14 passes a normalised argument
-//!   on R700 instead — the manual wins (`docs/backend-r700.md`);
+//! - `sin`/`cos`: the argument is reduced to turns in [−0.5, 0.5) as
+//!   `fract(x/2π + 0.5) − 0.5`, the convention LLVM 14 relies on for
+//!   R700 and the simulator implements; the manual says radians in
+//!   [−π, π] (L6900-6902, L3339-3341) — recorded as a disagreement in
+//!   `docs/backend-r700.md`;
 //! - division is `a · RECIP_IEEE(b)`, `pow` and friends were expanded by
 //!   the IR's lowering; integer multiply is `MULLO_INT` (Trans only,
 //!   Table 4.6); `f32 as i32` is `FLT_TO_INT` with explicit saturation and
@@ -534,10 +535,12 @@ impl<'m> Selector<'m> {
             FExp2 => self.op2(Op2::ExpIeee, &[x]),
             FLog2 => self.op2(Op2::LogIeee, &[x]),
             FSin | FCos => {
+                // SIN/COS take the angle in turns on R700 (LLVM 14's R700
+                // lowering, docs/sim-r700.md §2.5); reduced to [-0.5, 0.5).
                 let tau = std::f32::consts::TAU;
                 let t = self.op3(Op3::MuladdIeee, &[x, f(1.0 / tau), f(0.5)]);
                 let fr = self.op2(Op2::Fract, &[t]);
-                let y = self.op3(Op3::MuladdIeee, &[fr, f(tau), f(-std::f32::consts::PI)]);
+                let y = self.op2(Op2::Add, &[fr, f(-0.5)]);
                 let op = if u == FSin { Op2::Sin } else { Op2::Cos };
                 self.op2(op, &[y])
             }

@@ -119,6 +119,11 @@ fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
 
 fn allowed_slots(op: &AluOp, chans: &Channels) -> SmallVec<[Slot; 5]> {
     let class = op.opc.unit_class();
+    // MOVA* writes the AR element of its destination element; relative
+    // constant reads use AR.x (INDEX_MODE AR_X, manual §4.6.1).
+    if op.role == Role::Mova {
+        return SmallVec::from_slice(&[Slot::Vec(0)]);
+    }
     let fixed = op.dst.and_then(|d| chans.of(d));
     let mut out = SmallVec::new();
     let vector_ok = matches!(class, UnitClass::Any | UnitClass::Vector);
