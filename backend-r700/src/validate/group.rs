@@ -581,7 +581,7 @@ fn omod(inst: &AluInst) -> Option<crate::isa::Omod> {
 type GprKey = (u32, Index);
 
 /// The manual's read-port checker (L1639-1744, R16-R20).
-fn check_ports(
+pub(super) fn check_ports(
     group: &AluGroup,
     units: &[Option<Unit>],
     at: &dyn Fn(Option<usize>) -> Loc,
