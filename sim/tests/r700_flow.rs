@@ -385,3 +385,72 @@ fn kill_cf_instruction_and_valid_pixel_mode_pop() {
         [true, false, true, false]
     );
 }
+
+#[test]
+fn whole_quad_mode_activates_quads_and_valid_pixel_mode_drops_killed_pixels() {
+    // Lane 1 alone passes x > 3; a WQM PUSH keeps its whole quad (lanes
+    // 0..3) active for the clause that follows.
+    let mut push = cf(CfOp::Push, 3, 0);
+    let p = |push: CfInst| {
+        program(
+            vec![
+                cf_alu(CfAluOp::AluPushBefore, 0, 0),
+                push,
+                cf_alu(CfAluOp::Alu, 1, 0),
+                cf(CfOp::Pop, 0, 2),
+                export_done(1, 0, true),
+            ],
+            vec![
+                vec![group(
+                    &[pred_exec(Op2::PredSetgt, src(0, X), AluSrc::literal(X))],
+                    &[f(3.0)],
+                )],
+                vec![mov_lit(1, X, 1.0)],
+            ],
+        )
+    };
+    let xs = [0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let r = run(p(push), &xs, |_| {});
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    if let CfInst::Cf(c) = &mut push {
+        c.flags.whole_quad_mode = true;
+    }
+    let r = run(p(push), &xs, |_| {});
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn pop_with_valid_pixel_mode_deactivates_killed_pixels() {
+    // Kill x > 1 inside a branch, POP with VPM: the ALU after the POP runs
+    // only for the surviving pixels.
+    let mut pop = cf(CfOp::Pop, 0, 1);
+    if let CfInst::Cf(c) = &mut pop {
+        c.flags.valid_pixel_mode = true;
+    }
+    let kill = {
+        let mut i = AluInst::op2(
+            Op2::Killgt,
+            dst(9, X),
+            [src(0, X), AluSrc::inline(InlineConst::One)],
+        );
+        if let AluForm::Op2(fm) = &mut i.form {
+            fm.write_mask = false;
+        }
+        i
+    };
+    let p = program(
+        vec![
+            cf_alu(CfAluOp::AluPushBefore, 0, 0),
+            pop,
+            cf_alu(CfAluOp::Alu, 1, 0),
+            export_done(1, 0, true),
+        ],
+        vec![vec![group(&[kill], &[])], vec![mov_lit(1, Y, 2.0)]],
+    );
+    let r = run(p, &[0.0, 2.0, 1.0], |_| {});
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(r.stats.discarded, 1);
+    assert_eq!(r.stats.lane_operations, 3 + 2);
+}

@@ -124,7 +124,8 @@ impl Launch {
     }
 
     /// A raw run (spec §10): `elements` elements in one row, the given
-    /// registers, and `consts` as cb0 elements (also the constant file).
+    /// registers, and `consts` as cb0 elements (also the constant file;
+    /// indices at or past [`MAX_CONST_ELEMENTS`] are ignored).
     pub fn raw(
         program: Program,
         elements: u32,
@@ -147,8 +148,12 @@ impl Launch {
         launch
     }
 
-    /// Set cb0 element `n` (a uniform slot).
-    pub fn set_uniform(&mut self, n: u32, value: [u32; 4]) {
+    /// Set cb0 element `n` (a uniform slot). Elements at or past
+    /// [`MAX_CONST_ELEMENTS`] do not exist and are ignored (returns false).
+    pub fn set_uniform(&mut self, n: u32, value: [u32; 4]) -> bool {
+        if n >= MAX_CONST_ELEMENTS {
+            return false;
+        }
         if self.const_buffers.is_empty() {
             self.const_buffers.push(Vec::new());
         }
@@ -157,8 +162,21 @@ impl Launch {
             cb0.resize(n as usize + 1, [0; 4]);
         }
         cb0[n as usize] = value;
+        true
+    }
+
+    /// Decode raw `.text` bytes (`ctmc run FILE --raw`) for a launch.
+    ///
+    /// # Errors
+    /// The decoder's error for bytes that are not a valid program.
+    pub fn decode_raw(bytes: &[u8]) -> Result<Program, ctm_backend_r700::isa::ProgramDecodeError> {
+        ctm_backend_r700::isa::decode_program(bytes)
     }
 }
+
+/// Elements of a constant buffer (4096 constants per buffer, digest §1.2,
+/// L1367-1371). Raw-run constants past it are ignored.
+pub const MAX_CONST_ELEMENTS: u32 = 4096;
 
 fn f32_json(bits: u32) -> Value {
     let x = f32::from_bits(bits);

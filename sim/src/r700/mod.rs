@@ -37,7 +37,7 @@ use ctm_backend_r700::isa::{Gpr, Program};
 use rayon::prelude::*;
 
 pub use fault::{Fault, FaultKind, FaultLoc};
-pub use load::{RegInit, raw_outputs_json};
+pub use load::{MAX_CONST_ELEMENTS, RegInit, raw_outputs_json};
 pub use stats::Stats;
 
 /// Threads per wavefront (digest §1.1, L9306).
