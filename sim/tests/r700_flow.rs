@@ -454,3 +454,50 @@ fn pop_with_valid_pixel_mode_deactivates_killed_pixels() {
     assert_eq!(r.stats.discarded, 1);
     assert_eq!(r.stats.lane_operations, 3 + 2);
 }
+
+#[test]
+fn alu_break_and_alu_continue_retire_masked_pixels() {
+    // for aL in 0..4 { ALU_BREAK: pixels with c[aL] > x break; R1.x += 1 }
+    // with c = (1, 5, 1, 1); the PRED_SET turns the others off in the same
+    // clause, so its add is predicated.
+    let brk = |op: CfAluOp| {
+        program(
+            vec![
+                with_const(cf(CfOp::LoopStart, 3, 0), 0),
+                no_kcache(cf_alu(op, 0, 0)),
+                with_const(cf(CfOp::LoopEnd, 1, 0), 0),
+                export_done(1, 0, true),
+            ],
+            vec![vec![
+                group(
+                    &[{
+                        let mut i = pred_exec(Op2::PredSetge, src(0, X), cfile_al(0));
+                        i.index_mode = IndexMode::Loop;
+                        i
+                    }],
+                    &[],
+                ),
+                {
+                    let mut g = add_lit(1, X, 1.0);
+                    g.insts[0].pred_sel = PredSel::One;
+                    g
+                },
+            ]],
+        )
+    };
+    let setup = |l: &mut Launch| {
+        l.loop_consts = vec![[4, 0, 1]];
+        l.cfile = [1.0, 5.0, 1.0, 1.0]
+            .iter()
+            .map(|&c| v4(c, 0.0, 0.0, 0.0))
+            .collect();
+    };
+    let r = run(brk(CfAluOp::AluBreak), &[0.0, 1.5, 9.0], setup);
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [0.0, 1.0, 4.0]);
+    // ALU_CONTINUE: the pixel skips one iteration and comes back.
+    let r = run(brk(CfAluOp::AluContinue), &[0.0, 1.5, 9.0], setup);
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [0.0, 3.0, 4.0]);
+    assert!(r.stats.cf_instructions > 0);
+}

@@ -59,8 +59,12 @@ impl Launch {
     pub fn from_image(image: &ElfImage, width: u32, height: u32) -> Launch {
         let res = image.resources();
         let mut launch = Launch::pixel_shader(image.program.clone(), width, height);
-        launch.num_gprs = (res.num_gprs > 0).then_some(res.num_gprs);
-        launch.stack_size = Some(res.stack_size);
+        // An image without SQ_PGM_RESOURCES_PS (a foreign one) gets the
+        // config's defaults: every GPR writable, the default stack size.
+        if image.register(elf::reg::SQ_PGM_RESOURCES_PS).is_some() {
+            launch.num_gprs = (res.num_gprs > 0).then_some(res.num_gprs);
+            launch.stack_size = Some(res.stack_size);
+        }
         if let Some(b) = &image.bindings {
             launch.const_buffers = vec![vec![[0; 4]; b.cb0_elements as usize]];
             if let Some(d) = b.domain_element {
