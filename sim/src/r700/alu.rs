@@ -2,8 +2,10 @@
 //! §5.8): one tight loop per opcode. Sources arrive with ABS/NEG applied;
 //! float opcodes flush denormal inputs and results to signed zero (the
 //! hardware's IEEE deviation, spec §7), MUL/MULADD/DOT4 use the DX9 rule
-//! 0·x = 0, `*_IEEE` forms the IEEE rule. Opcodes not modelled (double
-//! precision, MOVA_GPR_INT) fault; `docs/sim-r700.md` §2.6 lists them.
+//! 0·x = 0, `*_IEEE` forms the IEEE rule. Reductions and doubles span
+//! several slots and are dispatched by the group (`double.rs` for the
+//! latter); MOVA_GPR_INT is not modelled and faults (`docs/sim-r700.md`
+//! §2.6).
 
 use ctm_backend_r700::isa::{Op2, Op3};
 
@@ -118,8 +120,12 @@ pub fn float_src(op: Op) -> bool {
     }
 }
 
-/// Whether the result is a float (OMOD and CLAMP apply).
+/// Whether the result is a float (OMOD and CLAMP apply; not to the
+/// dwords of a double).
 pub fn float_result(op: Op) -> bool {
+    if super::double::slots(op).is_some() {
+        return false;
+    }
     match op {
         Op::O2(o) => {
             float_src(op)
@@ -489,6 +495,8 @@ pub fn exec(
                 // Computed by the group across its four vector slots.
                 return Err(unimplemented(op));
             }
+            // Doubles are computed by the group across their slots
+            // (`double.rs`); MOVA_GPR_INT has no description.
             Op2::Frexp64
             | Op2::Add64
             | Op2::Mul64

@@ -9,6 +9,7 @@ use ctm_backend_r700::isa::{CfAlu, IndexMode, KcacheMode, Omod, PredSel};
 
 use super::WAVE;
 use super::alu::{self, Lanes, float_result, float_src, is_reduction};
+use super::double;
 use super::fault::{FaultKind, FaultLoc};
 use super::prepare::{PGroup, PSlot, PSrc, Prepared};
 use super::wavefront::{Event, Wave};
@@ -224,7 +225,14 @@ fn exec_group(w: &mut Wave<'_>, g: &PGroup, ctx: &mut Ctx<'_>) -> Result<(), Gro
     //    previous group), apply ABS then NEG to float operands.
     for (i, s) in g.slots.iter().enumerate() {
         masks[i] = lane_mask(w.pred, ctx.mask, s.pred_sel);
-        let fsrc = float_src(s.op);
+        // Doubles take input modifiers only in the slots holding the high
+        // dwords (X or Z of a pair; X, Y, Z of a quad: ADD_64, MUL_64 pages).
+        let fsrc = float_src(s.op)
+            && match double::slots(s.op) {
+                Some(2) => s.unit_chan % 2 == 0,
+                Some(_) => s.unit_chan != 3,
+                None => true,
+            };
         for (k, buf) in srcs[i].iter_mut().enumerate().take(s.nsrc as usize) {
             read_src(w, ctx, s, s.src[k], buf).map_err(|e| (Some(i as u32), e))?;
             if fsrc && (s.abs[k] || s.neg[k]) {
@@ -245,7 +253,54 @@ fn exec_group(w: &mut Wave<'_>, g: &PGroup, ctx: &mut Ctx<'_>) -> Result<(), Gro
             continue;
         }
         let s = g.slots[i];
-        if is_reduction(s.op) {
+        if let Some(n) = double::slots(s.op) {
+            let mut idx = [usize::MAX; 4];
+            for (j, t) in g.slots.iter().enumerate() {
+                if t.op == s.op && !t.trans {
+                    idx[t.unit_chan as usize & 3] = j;
+                }
+            }
+            let missing = |what: &str| {
+                (
+                    Some(i as u32),
+                    FaultKind::Unimplemented {
+                        what: format!("{} without {what}", s.op.mnemonic()),
+                    },
+                )
+            };
+            if n == 4 {
+                if idx.contains(&usize::MAX) {
+                    return Err(missing("all four vector slots"));
+                }
+                let out = double::quad(s.op, &srcs[idx[0]], &srcs[idx[3]])
+                    .map_err(|e| (Some(i as u32), e))?;
+                for (c, &j) in idx.iter().enumerate() {
+                    res[j] = out[c];
+                    done[j] = true;
+                }
+            } else {
+                for first in [0usize, 2] {
+                    let (a, b) = (idx[first], idx[first + 1]);
+                    if a == usize::MAX && b == usize::MAX {
+                        continue;
+                    }
+                    if a == usize::MAX || b == usize::MAX {
+                        return Err(missing("its slot pair (X, Y) or (Z, W)"));
+                    }
+                    let (lo, hi, side) =
+                        double::pair(s.op, &srcs[a], &srcs[b]).map_err(|e| (Some(i as u32), e))?;
+                    res[a] = lo;
+                    res[b] = hi;
+                    sides[a] = side;
+                    sides[b] = side;
+                    done[a] = true;
+                    done[b] = true;
+                }
+            }
+            if !done[i] {
+                return Err(missing("a vector slot"));
+            }
+        } else if is_reduction(s.op) {
             let mut idx = [usize::MAX; 4];
             for (j, t) in g.slots.iter().enumerate() {
                 if t.op == s.op && !t.trans {

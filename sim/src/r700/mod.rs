@@ -6,7 +6,8 @@
 //! ([`ctm_backend_r700::isa`]) and prepared ([`prepare`]) into a flat form;
 //! each wavefront then runs the CF program ([`cf`]) over its own state
 //! ([`wavefront`]), executing ALU groups across all 64 lanes in tight loops
-//! ([`group`], [`alu`]), fetch clauses ([`fetch`]) and exports ([`export`]).
+//! ([`group`], [`alu`], [`double`]), fetch clauses ([`fetch`]) and exports
+//! ([`export`]).
 //! Illegal instruction groups fault with the rule the hardware validator
 //! ([`ctm_backend_r700::validate`]) names. Wavefronts run in parallel with
 //! rayon and are independent, so results are deterministic. The functional
@@ -21,6 +22,7 @@
 pub mod alu;
 pub mod cf;
 pub mod cycle;
+pub mod double;
 pub mod export;
 pub mod fault;
 pub mod fetch;
