@@ -9,6 +9,10 @@
 //! zeros of their sign (Table 9.10 note); a NaN input propagates (src0
 //! first), a NaN the operation creates is NaN64 = 0xFFF8000000000000.
 
+// Lane loops index several arrays in lockstep (sources, two or four
+// result slots), which reads clearer with the lane number.
+#![allow(clippy::needless_range_loop)]
+
 use ctm_backend_r700::isa::{Op2, Op3};
 
 use super::WAVE;
