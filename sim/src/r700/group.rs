@@ -67,6 +67,27 @@ pub fn run_clause(
         mask,
         new_active: &mut new_active,
     };
+    // The wavefront's scratch buffers (allocated once per wavefront).
+    let mut scratch = w.scratch.take().unwrap_or_else(Scratch::new);
+    let result = run_groups(w, clause, pc, addr, &mut ctx, &mut scratch);
+    w.scratch = Some(scratch);
+    let groups = result?;
+    if let Some(Event::Alu { groups: g }) = w.out.events.last_mut() {
+        *g = groups;
+    }
+    w.active = new_active & w.lanes;
+    Ok(())
+}
+
+fn run_groups(
+    w: &mut Wave<'_>,
+    clause: &super::prepare::PClause,
+    pc: u32,
+    addr: u32,
+    ctx: &mut Ctx<'_>,
+    scratch: &mut Scratch,
+) -> Result<u32, super::cf::Stop> {
+    let mask = ctx.mask;
     let mut groups = 0u32;
     for (gi, g) in clause.groups.iter().enumerate() {
         if let Some((rule, detail, slot)) = &g.illegal {
@@ -86,7 +107,7 @@ pub fn run_clause(
                 )
                 .into());
         }
-        exec_group(w, g, &mut ctx).map_err(|(slot, kind)| {
+        exec_group(w, g, ctx, scratch).map_err(|(slot, kind)| {
             w.fault(
                 FaultLoc::Alu {
                     cf: pc,
@@ -107,11 +128,7 @@ pub fn run_clause(
         }
         c.lane_ops += n as u64 * u64::from(mask.count_ones());
     }
-    if let Some(Event::Alu { groups: g }) = w.out.events.last_mut() {
-        *g = groups;
-    }
-    w.active = new_active & w.lanes;
-    Ok(())
+    Ok(groups)
 }
 
 struct Ctx<'a> {
@@ -214,11 +231,33 @@ fn lane_mask(pred: u64, mask: u64, sel: PredSel) -> u64 {
     }
 }
 
-fn exec_group(w: &mut Wave<'_>, g: &PGroup, ctx: &mut Ctx<'_>) -> Result<(), GroupError> {
+/// Per-clause scratch buffers for a group's operands and results, reused
+/// group after group (every lane a group reads is written first).
+pub struct Scratch {
+    srcs: [[Lanes; 3]; 5],
+    res: [Lanes; 5],
+    ars: [[i32; WAVE]; 5],
+}
+
+impl Scratch {
+    /// Zeroed buffers.
+    pub fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            srcs: [[[0; WAVE]; 3]; 5],
+            res: [[0; WAVE]; 5],
+            ars: [[0; WAVE]; 5],
+        })
+    }
+}
+
+fn exec_group(
+    w: &mut Wave<'_>,
+    g: &PGroup,
+    ctx: &mut Ctx<'_>,
+    scratch: &mut Scratch,
+) -> Result<(), GroupError> {
     let n = g.slots.len();
-    let mut srcs = [[[0u32; WAVE]; 3]; 5];
-    let mut res = [[0u32; WAVE]; 5];
-    let mut ars = [[0i32; WAVE]; 5];
+    let Scratch { srcs, res, ars } = scratch;
     let mut sides = [alu::Side::default(); 5];
     let mut masks = [0u64; 5];
     // 1. Read every operand (GPRs as before the group, PV/PS of the

@@ -178,6 +178,8 @@ pub struct Wave<'a> {
     pub pred: u64,
     /// What is written out.
     pub out: WaveOutcome,
+    /// ALU scratch buffers, reused by every clause.
+    pub scratch: Option<Box<super::group::Scratch>>,
 }
 
 /// Sub-entries per stack entry at wavefront width 64 (digest §5.2).
@@ -212,6 +214,7 @@ impl<'a> Wave<'a> {
                 lanes,
                 ..WaveOutcome::default()
             },
+            scratch: None,
         };
         let width = u64::from(launch.width.max(1));
         if let Some(g) = launch.position {
