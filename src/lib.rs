@@ -1,18 +1,13 @@
-//! `ctm`: the driver of the ctm toolchain and the library behind `ctmc`.
+//! `ctm`: compile `.ck` stream kernels for the ATI X1K and R700 GPUs and
+//! run them on the bundled simulators — the library behind `ctmc`.
 //!
-//! It owns the steps around the compiler proper:
-//!
-//! - [`compile`](mod@compile): front end for a target, entry-point choice,
-//!   `--emit` artifacts ([`compile()`], [`check_source`], [`emit`]);
-//! - [`args`]: binding `--domain`/`--input`/`--uniform` data to an entry
-//!   point's parameters ([`bind_inputs`]);
-//! - [`simulate`](mod@simulate): running on a target ([`simulate()`]) and
-//!   comparing with the reference interpreter ([`check_against_reference`]);
-//! - [`compare`]: the test tolerance of spec §7;
-//! - [`io`]: `.npy` and raw files, generated streams, uniform values;
-//! - [`stats`] and [`trace`]: `--stats` and `--trace` output;
-//! - [`x1k`]: the X1K target — code generation, launches on the simulated
-//!   device, ELF entry points, bare runs.
+//! This crate is the front door. Everything of the pipeline and the target
+//! layer comes from `ctm-driver` and is re-exported here unchanged
+//! ([`compile()`], [`emit`], [`simulate()`], [`target`], [`pipeline`],
+//! [`io`], [`stats`], ...); the `ctmc` command line is this crate's binary,
+//! behind the default `cli` feature, so a program that depends on `ctm`
+//! with `default-features = false` gets the library without clap. See
+//! `docs/architecture.md`.
 //!
 //! A typical run, as `ctmc FILE.ck --target ref --simulate` does it:
 //!
@@ -26,29 +21,5 @@
 //! println!("{}", run.stats.to_json_line());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
-//! `--target x1k` (the default) compiles to X1K machine code and runs it
-//! on the simulated CTM device ([`x1k`]); the r700 backend is not built
-//! yet: its arms of [`emit`] and [`simulate()`] say so with typed errors,
-//! and are where it plugs in.
 
-pub mod args;
-pub mod compare;
-pub mod compile;
-pub mod io;
-pub mod simulate;
-pub mod stats;
-pub mod trace;
-pub mod x1k;
-
-pub use args::{ArgsError, Domain, RunData, RunInputs, bind_inputs, check_output_names};
-pub use compile::{
-    Checked, Compilation, CompileError, CompileOptions, EmitError, EmitKind, Emitted, Missing,
-    OptLevel, check_source, compile, emit,
-};
-pub use ctm_frontend::Target;
-pub use simulate::{
-    CheckReport, RunOutput, SimulateError, SimulateOptions, Simulation, check_against_reference,
-    simulate,
-};
-pub use stats::Stats;
+pub use ctm_driver::*;

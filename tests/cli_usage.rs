@@ -96,7 +96,7 @@ fn disasm_errors() {
     let twelve = w.file("twelve.bin", [0u8; 12]);
     w.ctmc(&["disasm", &twelve, "--target", "r700"])
         .expect(2)
-        .stderr_has("is not a valid r700 program");
+        .stderr_has("not a valid r700 program");
     let elf = w.file("prog.elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0");
     w.ctmc(&["disasm", &elf])
         .expect(2)

@@ -794,7 +794,7 @@ fn disasm_of_raw_slots() {
     let other = w.file("other.elf", elf);
     w.ctmc(&["disasm", &other])
         .expect(2)
-        .stderr_has("not an x1k program");
+        .stderr_has("not an x1k (e_machine 122) or r700 (e_machine 125) program");
 }
 
 /// An ELF of saxpy in `w`.

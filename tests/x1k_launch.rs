@@ -1,8 +1,9 @@
-//! The X1K launch path (`ctm::x1k`): a hand-assembled program with its
+//! The X1K launch path (`ctm::target::x1k`): a hand-assembled program with its
 //! bindings goes through the ELF writer, the device's loader, the command
 //! buffer and the simulated processors, and its outputs come back.
 
-use ctm::x1k::{Launch, LaunchError, LaunchValue, launch, program_image};
+use ctm::target::x1k::launch::{launch, program_image};
+use ctm::target::{Launch, LaunchError, LaunchValue};
 use ctm_backend_x1k::Program;
 use ctm_backend_x1k::abi::{
     Bindings, InputBinding, IntConstBinding, IntSource, OutputBinding, UniformBinding,
@@ -134,7 +135,7 @@ fn loop_bounds_outside_the_hardware_counter_are_refused() {
     )
     .unwrap_err();
     assert!(
-        matches!(&err, LaunchError::Bindings(m) if m.contains("0..255")),
+        matches!(&err, LaunchError::Unfit(m) if m.contains("0..255")),
         "{err}"
     );
 }

@@ -1,6 +1,6 @@
 //! Random kernels through the path `--simulate` takes: each generated x1k
 //! kernel (`ctm_frontend::gen`, robust numerics) is compiled at `-O2` and
-//! launched by the driver (`ctm::x1k::run_kernel`: ELF, memory image of
+//! launched by the driver (`ctm::simulate::run_kernel`: ELF, memory image of
 //! inputs, constants, loop counters and booleans laid out from the
 //! bindings, command buffer, device), and every output is compared with
 //! the reference interpreter within the kernel's spec §7 tolerance.
@@ -13,11 +13,10 @@
 
 use ctm::compare::values_match;
 use ctm::simulate::SimulateOptions;
-use ctm_backend_x1k::codegen::compile_kernel;
-use ctm_frontend::r#gen::{GenOptions, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
+use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
 
 /// Kernels per run, and the first seed (after those of `codegen_random`).
 const KERNELS: u64 = 64;
@@ -43,10 +42,20 @@ fn random_kernels_through_the_device_agree_with_the_reference() {
             .iter()
             .find(|k| k.name == g.kernel_name)
             .expect("the generated kernel");
-        let machine = match compile_kernel(&program, kernel, OptLevel::O2, &Default::default()) {
+        let compilation = ctm::compile(
+            &g.source,
+            &ctm::CompileOptions {
+                target: ctm::Target::X1k,
+                kernel: Some(g.kernel_name.clone()),
+                opt_level: OptLevel::O2,
+            },
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let x1k = ctm::machine(ctm::Target::X1k).expect("x1k");
+        let machine = match ctm::pipeline::compile_entry(None, &compilation, x1k, None) {
             Ok(p) => p,
             // A kernel over a hardware limit is a diagnostic, not a result.
-            Err(e) if e.to_string().starts_with("error[CK") => {
+            Err(ctm::CodegenFailure::Limit(_)) => {
                 over_limit += 1;
                 continue;
             }
@@ -55,9 +64,14 @@ fn random_kernels_through_the_device_agree_with_the_reference() {
         let args = random_args(kernel, (9, 5), seed, NumericsMode::Robust);
         let want = run_kernel(&program, kernel, &args, &RunOptions::default())
             .unwrap_or_else(|e| panic!("seed {seed}: reference: {e}"));
-        let got =
-            ctm::x1k::run_kernel(&machine, &kernel.params, &args, &SimulateOptions::default())
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", g.source));
+        let got = ctm::simulate::run_kernel(
+            x1k,
+            machine.as_ref(),
+            &kernel.params,
+            &args,
+            &SimulateOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", g.source));
         for w in &want.outputs {
             let g_out = got
                 .outputs

@@ -6,7 +6,7 @@
 //! the verified module.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctm_backend_x1k::codegen::{Options, compile, compile_kernel, optimize_for_x1k};
+use ctm_backend_x1k::codegen::{Options, compile, compile_kernel, cost::X1kCost};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
 use std::hint::black_box;
@@ -59,9 +59,8 @@ fn bench(c: &mut Criterion) {
     let mut codegen = c.benchmark_group("x1k codegen");
     for name in EXAMPLES {
         let p = program(name);
-        let mut m = ctm_ir::lower::lower_kernel(&p, &p.kernels[0]);
-        optimize_for_x1k(&mut m, OptLevel::O2).expect("optimises");
-        let v = ctm_ir::verify::verify(m, "bench").expect("verifies");
+        let m = ctm_ir::lower::lower_kernel(&p, &p.kernels[0]);
+        let v = ctm_ir::passes::pipeline(m, OptLevel::O2, &X1kCost).expect("optimises");
         codegen.bench_function(*name, |b| {
             b.iter(|| compile(black_box(&v), &options).expect("compiles"))
         });

@@ -2,8 +2,9 @@
 //! the programs have the properties the hardware requires and the code
 //! quality we claim. Skips (saying so) while the parser is a stub on main.
 
-use ctm_backend_x1k::codegen::{compile_kernel, stats};
+use ctm_backend_x1k::codegen::compile_kernel;
 use ctm_backend_x1k::isa::{self, AluWrites, FcOp, Inst, TexOp};
+use ctm_backend_x1k::stats::static_metrics as stats;
 use ctm_frontend::{CheckOptions, Code, Target, compile};
 use ctm_ir::passes::OptLevel;
 use std::path::Path;

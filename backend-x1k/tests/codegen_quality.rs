@@ -1,5 +1,5 @@
 //! A wider quality table for work on the code generator: the static
-//! metrics of every example (`codegen::stats`), a lower bound on its ALU
+//! metrics of every example (`stats::static_metrics`), a lower bound on its ALU
 //! instructions (unit operations / 2), and the simulated cycles per element
 //! on a 64 × 64 domain with the differential tests' inputs (the DPP cycle
 //! model, `docs/sim-x1k.md` §3), sorted by size. Run with
@@ -10,8 +10,8 @@
 mod codegen_common;
 
 use codegen_common::{CASES, args_for, example, example_program, simulate};
-use ctm_backend_x1k::codegen::stats;
 use ctm_backend_x1k::isa::{AlphaOp, AluSource, Inst, RgbOp};
+use ctm_backend_x1k::stats::static_metrics as stats;
 
 /// Unit operations of an ALU instruction: its RGB half and its alpha half
 /// count when they do anything.

@@ -11,9 +11,9 @@
 mod hostile;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ctm_frontend::r#gen::{GenOptions, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::{CheckOptions, Target};
+use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
 use std::hint::black_box;
 
 fn parse(c: &mut Criterion) {

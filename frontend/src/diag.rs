@@ -154,6 +154,10 @@ codes! {
     UnreachableCode = 51, Warning, "unreachable code";
     /// A local that is never read.
     UnusedVariable = 52, Warning, "unused variable";
+    /// Helper calls nested deeper than the compiler's bound.
+    CallsTooDeep = 53, Error, "helper calls nested too deeply";
+    /// A kernel whose helpers, once inlined, exceed the compiler's budget.
+    InlineBudget = 54, Error, "program too large after inlining";
     // --- target rules and limits ---
     /// `/ % & | ^ << >> !` on `i32` for x1k, which emulates integers in f32.
     X1kIntegerOperator = 60, Error, "integer operator not supported on x1k";
@@ -181,6 +185,9 @@ codes! {
     TooManyInstructions = 72, Error, "program too long";
     /// Flow control nested deeper than the hardware allows.
     FlowControlTooDeep = 73, Error, "flow control nested too deeply";
+    /// A loop with more iterations than the x1k's nested loop counters
+    /// reach (255^3).
+    X1kLoopTooLong = 74, Error, "loop runs too many times for x1k";
 }
 
 impl Code {
@@ -297,13 +304,56 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
 /// ```
 ///
 /// Spans outside the text are clamped, so rendering never panics.
+///
+/// At most [`MAX_RENDERED`] diagnostics are shown (errors have priority;
+/// the shown ones stay in source order), followed by a line saying how many
+/// more errors and warnings there were, as rustc does. Rendering takes time
+/// linear in the source plus the shown reports (the source's line index is
+/// built once; a long line is cut to a window around its labels).
 pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: bool) -> String {
     let mut text = String::new();
+    let mut cache = (file_name.to_string(), ariadne::Source::from(source));
+    // Errors have priority; the shown ones keep their order.
+    let error_count = diags.iter().filter(|d| d.is_error()).count();
+    let mut warning_room = MAX_RENDERED.saturating_sub(error_count);
+    let mut error_room = MAX_RENDERED;
     for d in diags {
-        text.push_str(&render_one(d, file_name, source, color));
+        let room = if d.is_error() {
+            &mut error_room
+        } else {
+            &mut warning_room
+        };
+        if *room == 0 {
+            continue;
+        }
+        *room -= 1;
+        text.push_str(&render_one(d, file_name, source, color, &mut cache));
+    }
+    if diags.len() > MAX_RENDERED {
+        let shown_errors = diags
+            .iter()
+            .filter(|d| d.is_error())
+            .count()
+            .min(MAX_RENDERED);
+        let more_errors = diags.iter().filter(|d| d.is_error()).count() - shown_errors;
+        let more_warnings = diags.len() - MAX_RENDERED - more_errors;
+        let plural =
+            |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+        let parts: Vec<String> = [(more_errors, "error"), (more_warnings, "warning")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|&(n, w)| plural(n, w))
+            .collect();
+        text.push_str(&format!(
+            "note: {} not shown (ctmc shows the first {MAX_RENDERED} diagnostics)\n",
+            parts.join(" and ")
+        ));
     }
     text
 }
+
+/// The most diagnostics [`render`] shows; the rest are counted.
+pub const MAX_RENDERED: usize = 100;
 
 /// Lines longer than this (in bytes) are shown as a window around the
 /// labels instead of whole: a minified or generated source can have a
@@ -369,6 +419,13 @@ impl Shown {
             }
             i
         };
+        if lines.is_empty() {
+            // Nothing to cut: the caller renders the source itself.
+            return Shown {
+                text: String::new(),
+                windows: Vec::new(),
+            };
+        }
         let mut text = String::with_capacity(source.len().min(1 << 16));
         let mut windows = Vec::new();
         let mut at = 0;
@@ -408,7 +465,13 @@ impl Shown {
     }
 }
 
-fn render_one(d: &Diagnostic, file_name: &str, source: &str, color: bool) -> String {
+fn render_one(
+    d: &Diagnostic,
+    file_name: &str,
+    source: &str,
+    color: bool,
+    whole: &mut (String, ariadne::Source<&str>),
+) -> String {
     use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
     let primary_range = clamp_span(source, d.span);
     let mut ranges = vec![primary_range.clone()];
@@ -458,10 +521,13 @@ fn render_one(d: &Diagnostic, file_name: &str, source: &str, color: bool) -> Str
     if let Some(note) = &d.note {
         report = report.with_note(note);
     }
-    let shown_text: &str = if windowed { &shown.text } else { source };
-    let mut cache = (file_name.to_string(), Source::from(shown_text));
     let mut out = Vec::new();
-    let _ = report.finish().write(&mut cache, &mut out);
+    if windowed {
+        let mut cache = (file_name.to_string(), Source::from(shown.text.as_str()));
+        let _ = report.finish().write(&mut cache, &mut out);
+    } else {
+        let _ = report.finish().write(whole, &mut out);
+    }
     let mut text = String::from_utf8_lossy(&out).into_owned();
     if windowed {
         text = fix_header_column(&text, source, primary_range.start);

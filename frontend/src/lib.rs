@@ -11,7 +11,6 @@ pub mod builtins;
 pub mod check;
 pub mod data;
 pub mod diag;
-pub mod r#gen;
 pub mod interp;
 pub mod lexer;
 pub mod numerics;

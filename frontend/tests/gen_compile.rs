@@ -11,10 +11,10 @@
 //! text is exactly the tree. Set `GEN_SEEDS=N` to run N seeds.
 
 use ctm_frontend::ast::{Block, Expr, ExprKind, File, Item, StmtKind};
-use ctm_frontend::r#gen::{GenOptions, GeneratedKernel, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::tast::Program;
 use ctm_frontend::{CheckOptions, Diagnostic, Severity, Target, compile};
+use ctm_kernel_gen::{GenOptions, GeneratedKernel, NumericsMode, generate, random_args};
 
 /// The front end under test: a generated kernel to its checked program
 /// and diagnostics.

@@ -4,7 +4,7 @@
 
 use ctm_frontend::Target;
 use ctm_frontend::ast::{BinaryOp, Block, Expr, ExprKind, Item, Stmt, StmtKind, UnaryOp};
-use ctm_frontend::r#gen::{
+use ctm_kernel_gen::{
     Features, GenOptions, GeneratedKernel, LOOP_BOUND_MAX, NumericsMode, generate,
 };
 use std::collections::HashMap;

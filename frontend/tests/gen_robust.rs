@@ -12,9 +12,9 @@
 //! comparison (so that the test can fail).
 
 use ctm_frontend::ast::{AssignOp, BinaryOp, Block, Expr, ExprKind, File, Item, Stmt, StmtKind};
-use ctm_frontend::r#gen::{GenOptions, NumericsMode, Rng, generate, random_args};
 use ctm_frontend::interp::{KernelRun, RunOptions, run_kernel};
 use ctm_frontend::{CheckOptions, Span, Target};
+use ctm_kernel_gen::{GenOptions, NumericsMode, Rng, generate, random_args};
 
 /// Relative and absolute error of each approximate built-in.
 fn error_of(name: &str) -> Option<(f32, f32)> {

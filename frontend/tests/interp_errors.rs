@@ -73,7 +73,8 @@ fn steps_count_statements_and_iterations() {
     // let s = 0; for k in 0..10 { s = s + 1; } r = s;
     // = 1 (let) + 1 (for) + 10 iterations * (1 + 1 statement) + 1 (out) = 23.
     // fn f() { let a = 1; let b = 2; a + b } called from `let t = f();`
-    // adds 1 (let t) + 2 (f's statements) = 3 more: 26 in all.
+    // adds 1 (let t) + 1 (the call) + 2 (f's statements) = 4 more: 27 in
+    // all. (A call is a step: issue 13.)
     let mut fb = FunctionBuilder::new("f", Type::F32);
     let fa = fb.var("a", Type::F32);
     let fbv = fb.var("b", Type::F32);
@@ -98,15 +99,15 @@ fn steps_count_statements_and_iterations() {
         out(r, add(s.get(), t.get())),
     ]);
     let p = program(vec![fun], vec![kernel], vec![]);
-    let ok = run_with(&p, (2, 1), vec![ParamData::Output], &limit(26)).unwrap();
+    let ok = run_with(&p, (2, 1), vec![ParamData::Output], &limit(27)).unwrap();
     assert_eq!(output(&ok, "r"), &[13.0, 13.0]);
-    let err = run_with(&p, (2, 1), vec![ParamData::Output], &limit(25)).unwrap_err();
+    let err = run_with(&p, (2, 1), vec![ParamData::Output], &limit(26)).unwrap_err();
     assert_eq!(
         err,
         RuntimeError::StepLimit {
             i: 0,
             j: 0,
-            limit: 25
+            limit: 26
         }
     );
 }

@@ -77,6 +77,21 @@ struct Machine<'m, 'a> {
     args: &'a KernelArgs,
     params: Vec<ParamInfo>,
     limit: u64,
+    mad: MadRounding,
+}
+
+/// How [`run_with_mad`] evaluates `Op::Mad`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum MadRounding {
+    /// Round the product, then the sum: the language's numerics (`a * b +
+    /// c` written out), what [`run`] does.
+    #[default]
+    Twice,
+    /// One rounding (`f32::mul_add`), as the X1K's MAD does (it does not
+    /// round the product): the differential and `--check` use it to tell
+    /// a discontinuity that the fused MAD tips over from a miscompile
+    /// (issue 13).
+    Fused,
 }
 
 /// Per-element state.
@@ -94,6 +109,19 @@ struct Element {
 /// [`RuntimeError::BadArguments`] when `args` do not fit the parameters;
 /// [`RuntimeError::StepLimit`] for a runaway element.
 pub fn run(m: &Module, args: &KernelArgs, options: &RunOptions) -> Result<KernelRun, RuntimeError> {
+    run_with_mad(m, args, options, MadRounding::Twice)
+}
+
+/// [`run`] with `Op::Mad` evaluated as `mad` says.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_mad(
+    m: &Module,
+    args: &KernelArgs,
+    options: &RunOptions,
+    mad: MadRounding,
+) -> Result<KernelRun, RuntimeError> {
     if args.params.len() != m.params.len() {
         return Err(RuntimeError::BadArguments(format!(
             "{} arguments for {} parameters",
@@ -110,6 +138,7 @@ pub fn run(m: &Module, args: &KernelArgs, options: &RunOptions) -> Result<Kernel
         args,
         params: m.params.iter().map(|p| p.info).collect(),
         limit: options.max_steps_per_element,
+        mad,
     };
     let (width, height) = args.domain;
     let outputs: Vec<(usize, usize)> = m
@@ -325,6 +354,9 @@ impl Machine<'_, '_> {
             Op::Domain => Value::floats(&[self.args.domain.0 as f32, self.args.domain.1 as f32]),
             Op::Unary(u) => unary(*u, &a[0]),
             Op::Binary(b) => binary(*b, &a[0], &a[1]),
+            Op::Mad if self.mad == MadRounding::Fused => lanes3(&a[0], &a[1], &a[2], |x, y, z| {
+                n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
+            }),
             Op::Mad => lanes3(&a[0], &a[1], &a[2], n::mad),
             Op::Dot => Value::f32(n::dot(a[0].lanes(), a[1].lanes())),
             Op::Compare(c) => {
@@ -475,6 +507,8 @@ pub fn fold(op: &Op, inputs: &[Value]) -> Option<Value> {
                 args: &dummy_args,
                 params: Vec::new(),
                 limit: 0,
+                // Folding keeps the language's numerics.
+                mad: MadRounding::Twice,
             };
             let e = Element {
                 i: 0,

@@ -12,13 +12,13 @@
 mod common;
 
 use common::assert_same;
-use ctm_frontend::r#gen::{ArgOptions, GenOptions, NumericsMode, generate, random_args_with};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::types::Target;
 use ctm_frontend::{CheckOptions, compile};
 use ctm_ir::graph::Module;
 use ctm_ir::passes::{self, OptLevel, Options, VerifyEach};
 use ctm_ir::{lower, verify};
+use ctm_kernel_gen::{ArgOptions, GenOptions, NumericsMode, generate, random_args_with};
 
 /// Kernels per run of the test (the issue asks for at least 300).
 const KERNELS: u64 = 320;

@@ -1,29 +1,27 @@
 //! `ctmc disasm` and `ctmc run` (spec §9, §10): machine code that ctmc did
 //! not necessarily compile.
 //!
-//! - `disasm FILE.elf` takes the target from `e_machine` (122: x1k);
-//!   `disasm FILE.bin --target x1k` reads raw 24-byte slots, `--target
-//!   r700` a raw R700 program (CF program, then its clauses).
+//! - `disasm FILE.elf` takes the target from `e_machine` (122: x1k,
+//!   125: r700); `disasm FILE.bin --target x1k` reads raw 24-byte slots,
+//!   `--target r700` a raw R700 program (CF program, then its clauses).
 //! - `run FILE.elf [--simulate] [options]` launches an ELF with ctm's
-//!   `"ctm"` bindings note on the simulated device, binding data by the
+//!   bindings note on the target's simulated device, binding data by the
 //!   parameter names the note gives.
-//! - `run FILE --raw --target x1k` runs bare code on the processor array
-//!   (`ctm::x1k::raw`).
+//! - `run FILE --raw --target T` runs bare code on the target's machine.
 //!
-//! The r700 arms end with "the r700 backend is not built yet" (exit 2)
-//! after checking every option.
+//! Every arm goes through the target layer (`ctm::target`).
 
 use super::build::{data_options, print_stats, run_error, write_results};
 use super::opts::{DisasmCli, RunCli, StatsFormat, parse_stats, split_pair};
 use super::{Console, Exit};
 use ctm::Target;
 use ctm::args::{RunData, bind_inputs, check_output_names};
-use ctm::compile::{Missing, parse_target};
+use ctm::compile::parse_target;
 use ctm::io::uniform::{parse_f32, parse_i32};
-use ctm::simulate::{SimulateError, SimulateOptions};
-use ctm::x1k::elf_entry::{ElfEntry, entry_of};
-use ctm::x1k::raw::{self, MAX_ELEMENTS, RawError, RawProgram, RawRun, RegInit};
-use ctm::x1k::{EM_X1K, elf_machine};
+use ctm::simulate::{SimulateError, SimulateOptions, run_kernel, run_reduction};
+use ctm::target::{
+    ElfEntry, MachineTarget, RawError, RawRun, RegInit, by_elf_machine, elf_machine, machine,
+};
 use std::path::Path;
 
 /// The ELF magic.
@@ -31,15 +29,6 @@ const ELF_MAGIC: &[u8] = b"\x7fELF";
 
 /// Registers of both targets: R0..R127.
 const REGISTERS: u32 = 128;
-
-/// Float constants an x1k program has; r700's constant buffer 0 holds 4096
-/// vec4s (64 KiB).
-fn constant_slots(target: Target) -> u32 {
-    match target {
-        Target::X1k => 256,
-        _ => 4096,
-    }
-}
 
 type Step<T> = Result<T, Exit>;
 
@@ -49,18 +38,18 @@ fn usage(console: &Console, message: impl std::fmt::Display) -> Exit {
 }
 
 fn read(console: &Console, path: &Path) -> Step<Vec<u8>> {
-    std::fs::read(path)
-        .map_err(|e| usage(console, format!("cannot read `{}`: {e}", path.display())))
+    ctm::io::read_bounded(path, ctm::io::MAX_PROGRAM_BYTES, "program file")
+        .map_err(|e| usage(console, e))
 }
 
 /// A machine target named on the command line (`ref` has no machine code).
-fn machine_target(console: &Console, text: &str) -> Step<Target> {
+fn machine_target(console: &Console, text: &str) -> Step<&'static dyn MachineTarget> {
     match parse_target(text) {
-        Some(t @ (Target::X1k | Target::R700)) => Ok(t),
         Some(Target::Ref) => Err(usage(
             console,
             "--target ref has no machine code: expected x1k or r700",
         )),
+        Some(t) => machine(t).ok_or_else(|| usage(console, format!("no machine target {t}"))),
         None => Err(usage(
             console,
             format!("invalid value `{text}` for --target: expected x1k or r700"),
@@ -70,19 +59,22 @@ fn machine_target(console: &Console, text: &str) -> Step<Target> {
 
 /// The target of an ELF file, from `e_machine`; a `--target` that says
 /// otherwise is a usage error.
-fn elf_target(console: &Console, path: &Path, bytes: &[u8], given: Option<Target>) -> Step<Target> {
+fn elf_target(
+    console: &Console,
+    path: &Path,
+    bytes: &[u8],
+    given: Option<&'static dyn MachineTarget>,
+) -> Step<&'static dyn MachineTarget> {
     let target = match elf_machine(bytes) {
-        Some(EM_X1K) => Target::X1k,
-        Some(m) => {
-            return Err(usage(
+        Some(m) => by_elf_machine(m).ok_or_else(|| {
+            usage(
                 console,
                 format!(
-                    "`{}` is an ELF file for machine {m}, not an x1k program (e_machine {EM_X1K}); \
-                     r700 ELF files are not supported yet",
+                    "`{}` is an ELF file for machine {m}, not an x1k (e_machine 122) or r700 (e_machine 125) program",
                     path.display()
                 ),
-            ));
-        }
+            )
+        })?,
         None => {
             return Err(usage(
                 console,
@@ -91,11 +83,14 @@ fn elf_target(console: &Console, path: &Path, bytes: &[u8], given: Option<Target
         }
     };
     match given {
-        Some(t) if t != target => Err(usage(
+        Some(t) if t.target() != target.target() => Err(usage(
             console,
             format!(
-                "`{}` is an {target} ELF file (e_machine {EM_X1K}), not {t}",
-                path.display()
+                "`{}` is an {} ELF file (e_machine {}), not {}",
+                path.display(),
+                target.target(),
+                target.elf_machine(),
+                t.target()
             ),
         )),
         _ => Ok(target),
@@ -117,10 +112,6 @@ fn check_raw_words(console: &Console, path: &Path, bytes: &[u8]) -> Step<()> {
     Ok(())
 }
 
-fn not_built(console: &Console, missing: Missing) -> Exit {
-    run_error(console, &SimulateError::NotBuilt(missing))
-}
-
 /// `ctmc disasm FILE`.
 pub fn disasm(cli: &DisasmCli, console: &mut Console) -> Exit {
     let mut step = || -> Step<Exit> {
@@ -131,11 +122,15 @@ pub fn disasm(cli: &DisasmCli, console: &mut Console) -> Exit {
             .map(|t| machine_target(console, t))
             .transpose()?;
         if bytes.starts_with(ELF_MAGIC) {
-            elf_target(console, &cli.file, &bytes, target)?;
-            let listing = ctm_backend_x1k::elf::listing::listing_elf(&bytes).map_err(|e| {
+            let target = elf_target(console, &cli.file, &bytes, target)?;
+            let listing = target.listing_elf(&bytes).map_err(|e| {
                 usage(
                     console,
-                    format!("`{}` is not a valid x1k ELF: {e}", cli.file.display()),
+                    format!(
+                        "`{}` is not a valid {} ELF: {e}",
+                        cli.file.display(),
+                        target.target()
+                    ),
                 )
             })?;
             console.out_text(&listing);
@@ -151,25 +146,9 @@ pub fn disasm(cli: &DisasmCli, console: &mut Console) -> Exit {
             ));
         };
         check_raw_words(console, &cli.file, &bytes)?;
-        if target == Target::R700 {
-            let program = ctm_backend_r700::isa::program::decode_program(&bytes).map_err(|e| {
-                usage(
-                    console,
-                    format!("`{}` is not a valid r700 program: {e}", cli.file.display()),
-                )
-            })?;
-            console.out_text(&ctm_backend_r700::isa::asm::format_program(&program));
-            return Ok(Exit::Success);
-        }
-        let listing = ctm_backend_x1k::elf::listing::listing_bin(&bytes).map_err(|e| {
-            usage(
-                console,
-                format!(
-                    "`{}`: {e} (an x1k instruction slot is 6 words, 24 bytes)",
-                    cli.file.display()
-                ),
-            )
-        })?;
+        let listing = target
+            .listing_raw(&bytes)
+            .map_err(|e| usage(console, format!("`{}`: {e}", cli.file.display())))?;
         console.out_text(&listing);
         Ok(Exit::Success)
     };
@@ -217,11 +196,11 @@ fn four_floats(console: &Console, flag: &str, name: &str, value: &str) -> Step<[
 }
 
 /// Parses `--const N=V0,V1,V2,V3`.
-fn parse_const(console: &Console, text: &str, target: Target) -> Step<(u32, [f32; 4])> {
+fn parse_const(console: &Console, text: &str, target: &dyn MachineTarget) -> Step<(u32, [f32; 4])> {
     let (index, value) = text
         .split_once('=')
         .ok_or_else(|| usage(console, format!("--const `{text}`: expected N=V0,V1,V2,V3")))?;
-    let slots = constant_slots(target);
+    let slots = target.constant_slots();
     let n = parse_i32(index)
         .ok()
         .filter(|&n| n >= 0 && (n as u32) < slots);
@@ -229,8 +208,9 @@ fn parse_const(console: &Console, text: &str, target: Target) -> Step<(u32, [f32
         return Err(usage(
             console,
             format!(
-                "--const {index}: expected a constant number 0..{} for {target}",
-                slots - 1
+                "--const {index}: expected a constant number 0..{} for {}",
+                slots - 1,
+                target.target()
             ),
         ));
     };
@@ -239,14 +219,18 @@ fn parse_const(console: &Console, text: &str, target: Target) -> Step<(u32, [f32
 
 /// The options of a raw run, checked.
 struct RawOptions {
-    target: Target,
+    target: &'static dyn MachineTarget,
     regs: Vec<(u8, RegInit)>,
     consts: Vec<(u32, [f32; 4])>,
     elements: u32,
     stats: Option<StatsFormat>,
 }
 
-fn raw_options(cli: &RunCli, console: &Console, target: Option<Target>) -> Step<RawOptions> {
+fn raw_options(
+    cli: &RunCli,
+    console: &Console,
+    target: Option<&'static dyn MachineTarget>,
+) -> Step<RawOptions> {
     let stats = parse_stats(cli.sim.stats.as_deref()).map_err(|e| usage(console, e))?;
     let Some(target) = target else {
         return Err(usage(console, "--raw needs --target x1k|r700"));
@@ -284,16 +268,17 @@ fn raw_options(cli: &RunCli, console: &Console, target: Option<Target>) -> Step<
         }
         consts.push((index, value));
     }
+    let max_elements = target.max_raw_elements();
     let elements = match &cli.elements {
         None => 64,
         Some(n) => n
             .parse::<u32>()
             .ok()
-            .filter(|&n| n > 0 && n <= MAX_ELEMENTS)
+            .filter(|&n| n > 0 && n <= max_elements)
             .ok_or_else(|| {
                 usage(
                     console,
-                    format!("--elements `{n}`: expected a positive integer up to {MAX_ELEMENTS}"),
+                    format!("--elements `{n}`: expected a positive integer up to {max_elements}"),
                 )
             })?,
     };
@@ -317,41 +302,41 @@ fn raw_error(console: &Console, e: &RawError) -> Exit {
 }
 
 /// `ctmc run FILE --raw`.
-fn run_raw(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Target>) -> Step<()> {
+fn run_raw(
+    cli: &RunCli,
+    console: &mut Console,
+    bytes: &[u8],
+    target: Option<&'static dyn MachineTarget>,
+) -> Step<()> {
     let o = raw_options(cli, console, target)?;
-    let is_elf = bytes.starts_with(ELF_MAGIC);
-    if is_elf {
+    if bytes.starts_with(ELF_MAGIC) {
         elf_target(console, &cli.file, bytes, Some(o.target))?;
     } else {
         check_raw_words(console, &cli.file, bytes)?;
-    }
-    if o.target == Target::R700 {
-        return Err(not_built(console, Missing::Backend(o.target)));
     }
     let name = cli
         .file
         .file_stem()
         .map_or_else(|| "raw".to_string(), |s| s.to_string_lossy().into_owned());
-    let program: RawProgram = if is_elf {
-        raw::from_elf(&name, bytes)
-    } else {
-        raw::from_words(&name, bytes)
-    }
-    .map_err(|e| raw_error(console, &e))?;
     let run = RawRun {
         elements: o.elements,
         regs: o.regs,
-        // x1k constants are 0..=255 (checked above).
-        consts: o.consts.iter().map(|(i, v)| (*i as u8, *v)).collect(),
-        options: SimulateOptions::default().x1k,
+        consts: o.consts,
+        options: SimulateOptions::default(),
     };
-    let outcome = raw::run_raw(&program, &run).map_err(|e| raw_error(console, &e))?;
+    let outcome = o
+        .target
+        .run_raw(&name, bytes, &run)
+        .map_err(|e| raw_error(console, &e))?;
     if cli.dump_outputs {
-        console.out_line(&raw::outputs_json(&outcome.results).to_string());
+        console.out_line(&outcome.outputs.to_string());
     } else if o.stats.is_none() {
         console.out_line(&format!(
-            "ran `{}` on {} element(s) on x1k in {} cycles (--dump-outputs prints what each element wrote)",
-            program.name, o.elements, outcome.stats.cycles
+            "ran `{}` on {} element(s) on {} in {} cycles (--dump-outputs prints what each element wrote)",
+            outcome.name,
+            o.elements,
+            o.target.target(),
+            outcome.stats.cycles
         ));
     }
     match o.stats {
@@ -363,7 +348,12 @@ fn run_raw(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
 }
 
 /// `ctmc run FILE.elf [--simulate]`: an ELF with ctm's bindings.
-fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Target>) -> Step<()> {
+fn run_elf(
+    cli: &RunCli,
+    console: &mut Console,
+    bytes: &[u8],
+    target: Option<&'static dyn MachineTarget>,
+) -> Step<()> {
     let stats = parse_stats(cli.sim.stats.as_deref()).map_err(|e| usage(console, e))?;
     for (flag, given) in [
         ("--reg", !cli.regs.is_empty()),
@@ -376,6 +366,14 @@ fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
         }
     }
     let (inputs, outputs) = data_options(&cli.sim, console)?;
+    super::build::check_paths(
+        console,
+        ("the program file", &cli.file),
+        &inputs,
+        &outputs,
+        None,
+        cli.sim.trace.as_deref(),
+    )?;
     if !bytes.starts_with(ELF_MAGIC) {
         return Err(usage(
             console,
@@ -391,17 +389,18 @@ fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
             "--check needs the source: an ELF has no reference to compare with (use `ctmc FILE.ck --simulate --check`)",
         ));
     }
-    elf_target(console, &cli.file, bytes, target)?;
-    let program = ctm_backend_x1k::elf::read(bytes).map_err(|e| {
+    let target = elf_target(console, &cli.file, bytes, target)?;
+    let program = target.read_elf(bytes).map_err(|e| {
         usage(
             console,
             format!(
-                "`{}` cannot be launched: {e} (an ELF without ctm's bindings note runs with --raw --target x1k)",
-                cli.file.display()
+                "`{}` cannot be launched: {e} (an ELF without ctm's bindings note runs with --raw --target {})",
+                cli.file.display(),
+                target.target()
             ),
         )
     })?;
-    let entry = entry_of(&program.bindings).map_err(|e| {
+    let entry = program.entry().map_err(|e| {
         usage(
             console,
             format!("`{}`: the bindings note: {e}", cli.file.display()),
@@ -413,15 +412,21 @@ fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
     let options = SimulateOptions::default();
     let run = match (&entry, &data) {
         (ElfEntry::Kernel(k), RunData::Kernel(args)) => {
-            ctm::x1k::run_kernel(&program, &k.params, args, &options)
+            run_kernel(target, program.as_ref(), &k.params, args, &options)
         }
         (ElfEntry::Reduction(r), RunData::Reduction(input)) => {
-            let mut pass = |_| Ok(program.clone());
-            ctm::x1k::run_reduction(&r.name, r.ty, &mut pass, input, &options)
+            let mut read_again = |_| {
+                target.read_elf(bytes).map_err(|e| {
+                    SimulateError::Internal(ctm::InternalError::Driver(format!(
+                        "the ELF no longer reads: {e}"
+                    )))
+                })
+            };
+            run_reduction(target, &r.name, r.ty, &mut read_again, input, &options)
         }
-        _ => Err(SimulateError::Internal(
+        _ => Err(SimulateError::Internal(ctm::InternalError::Driver(
             "the data bound to the ELF's entry point is of another kind".into(),
-        )),
+        ))),
     }
     .map_err(|e| run_error(console, &e))?;
     write_results(
@@ -429,7 +434,7 @@ fn run_elf(cli: &RunCli, console: &mut Console, bytes: &[u8], target: Option<Tar
         &run,
         &outputs,
         cli.sim.trace.as_deref(),
-        "ctmc x1k",
+        &format!("ctmc {}", target.target()),
     )?;
     print_stats(console, &run, stats);
     Ok(())

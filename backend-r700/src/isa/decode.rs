@@ -22,9 +22,9 @@ use super::enums::{Chan, UnknownCode};
 use super::fetch::{FetchFormat, MemRdInst, TexInst, VtxClauseInst, VtxDst, VtxInst};
 use super::fields::{
     AluWord0, AluWord1, AluWord1Op2, AluWord1Op3, CfAllocExportWord0, CfAllocExportWord1,
-    CfAllocExportWord1Buf, CfAllocExportWord1Swiz, CfAluWord0, CfAluWord1, CfWord0, CfWord1, Field,
-    FieldInfo, MemRdWord0, MemRdWord1, MemRdWord2, TexWord0, TexWord1, TexWord2, VtxWord0,
-    VtxWord1, VtxWord1Gpr, VtxWord1Sem, VtxWord2, reserved,
+    CfAllocExportWord1Buf, CfAllocExportWord1Swiz, CfAluWord0, CfAluWord1, CfWord0, CfWord1, Dword,
+    Field, FieldInfo, MemRdWord0, MemRdWord1, MemRdWord2, TexWord0, TexWord1, TexWord2, VtxWord0,
+    VtxWord1, VtxWord1Gpr, VtxWord1Sem, VtxWord2, Word, reserved,
 };
 use super::opcodes::{CfAluOp, CfExportOp, CfMemOp, CfOp, Op2, Op3, TexOp};
 use super::operand::{
@@ -102,7 +102,7 @@ pub enum DecodeError {
 }
 
 /// Read an enumerated field, mapping an undefined code to an error.
-fn enum_field<W, T>(raw: u32, field: Field<W>) -> Result<T, DecodeError>
+fn enum_field<W: Word<Location = Dword>, T>(raw: u32, field: Field<W>) -> Result<T, DecodeError>
 where
     T: TryFrom<u32, Error = UnknownCode>,
 {
@@ -111,11 +111,11 @@ where
     T::try_from(value).map_err(|_| DecodeError::UndefinedValue { field: info, value })
 }
 
-fn flag<W>(raw: u32, field: Field<W>) -> bool {
+fn flag<W: Word<Location = Dword>>(raw: u32, field: Field<W>) -> bool {
     field.info().extract(raw) != 0
 }
 
-fn num<W>(raw: u32, field: Field<W>) -> u32 {
+fn num<W: Word<Location = Dword>>(raw: u32, field: Field<W>) -> u32 {
     field.info().extract(raw)
 }
 
@@ -233,7 +233,10 @@ fn decode_alloc_io(w0: u32, w1: u32) -> CfAllocIo {
     }
 }
 
-fn decode_src<W>(raw: u32, fields: &SrcFields<W>) -> Result<AluSrc, DecodeError> {
+fn decode_src<W: Word<Location = Dword>>(
+    raw: u32,
+    fields: &SrcFields<W>,
+) -> Result<AluSrc, DecodeError> {
     let sel_info = fields.sel.info();
     let sel_code = sel_info.extract(raw);
     let sel = AluSrcSel::from_code(sel_code).map_err(|_| DecodeError::UndefinedValue {
@@ -305,7 +308,10 @@ fn check_padding(words: &[u32; 4]) -> Result<(), DecodeError> {
 }
 
 /// Four enumerated fields (X, Y, Z, W selects or types) of one word.
-fn enum4<W, T>(raw: u32, fields: [Field<W>; 4]) -> Result<[T; 4], DecodeError>
+fn enum4<W: Word<Location = Dword>, T>(
+    raw: u32,
+    fields: [Field<W>; 4],
+) -> Result<[T; 4], DecodeError>
 where
     T: TryFrom<u32, Error = UnknownCode>,
 {

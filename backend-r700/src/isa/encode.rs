@@ -13,7 +13,7 @@ use super::fields::{
     AluWord0, AluWord1, AluWord1Op2, AluWord1Op3, CfAllocExportWord0, CfAllocExportWord1,
     CfAllocExportWord1Buf, CfAllocExportWord1Swiz, CfAluWord0, CfAluWord1, CfWord0, CfWord1, Field,
     MemRdWord0, MemRdWord1, MemRdWord2, TexWord0, TexWord1, TexWord2, VtxWord0, VtxWord1,
-    VtxWord1Gpr, VtxWord1Sem, VtxWord2,
+    VtxWord1Gpr, VtxWord1Sem, VtxWord2, Word,
 };
 use super::operand::AluSrc;
 
@@ -123,7 +123,7 @@ fn alloc_word1(io: &CfAllocIo, cf_inst: u32) -> CfAllocExportWord1 {
 }
 
 /// The four fields of one ALU source in a word: `(SEL, REL, CHAN, NEG)`.
-pub(crate) struct SrcFields<W> {
+pub(crate) struct SrcFields<W: Word> {
     pub sel: Field<W>,
     pub rel: Field<W>,
     pub chan: Field<W>,
@@ -199,7 +199,7 @@ pub fn encode_alu(inst: &AluInst, end: GroupEnd) -> [u32; 2] {
     [w0.0, high.0 | low]
 }
 
-fn sel_fields<W: Copy>(
+fn sel_fields<W: Word>(
     word: W,
     fields: [Field<W>; 4],
     sel: [u32; 4],

@@ -2,7 +2,7 @@
 //! opcodes ([`super::opcodes`]), each defined once with its code and its
 //! assembly spelling.
 //!
-//! The `isa_enum!` table generates, per enumeration, `TryFrom<u32>` (an
+//! The `isa_enum!` table (`ctm_isa_kit`, shared with the X1K) generates, per enumeration, `TryFrom<u32>` (an
 //! undefined code is an [`UnknownCode`] error, never a default), `code()`,
 //! `ALL` (every defined value in code order, used by the proptest strategies
 //! and golden tests), `mnemonic()`, `from_mnemonic()` and `Display`.
@@ -10,81 +10,8 @@
 //! Codes: `r700-digest.md` §2-§3 and the manual's chapter 10; the manual
 //! wins where they differ (`docs/isa-r700.md` §7).
 
-/// A field held a code that names no value of its enumeration.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("{value} is not a defined {enumeration} code")]
-pub struct UnknownCode {
-    /// The Rust enumeration, e.g. `"CfOp"`.
-    pub enumeration: &'static str,
-    /// The code found.
-    pub value: u32,
-}
-
-/// Generates a field enumeration from one row per value:
-/// `Variant = code => "spelling"`.
-macro_rules! isa_enum {
-    ($(
-        $(#[$doc:meta])*
-        pub enum $name:ident {
-            $( $(#[$vdoc:meta])* $variant:ident = $code:literal => $mnem:literal ),* $(,)?
-        }
-    )*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum $name {
-            $( $(#[$vdoc])* $variant = $code, )*
-        }
-
-        impl $name {
-            /// Every defined value, in code order.
-            pub const ALL: &'static [$name] = &[$( $name::$variant, )*];
-            /// Number of defined values.
-            pub const COUNT: usize = Self::ALL.len();
-
-            /// The numeric code written to the field.
-            pub const fn code(self) -> u32 {
-                self as u32
-            }
-
-            /// The assembly spelling.
-            pub const fn mnemonic(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $mnem, )*
-                }
-            }
-
-            /// Parse the assembly spelling (exact).
-            pub fn from_mnemonic(text: &str) -> Option<Self> {
-                match text {
-                    $( $mnem => Some($name::$variant), )*
-                    _ => None,
-                }
-            }
-        }
-
-        impl TryFrom<u32> for $name {
-            type Error = $crate::isa::enums::UnknownCode;
-            fn try_from(value: u32) -> Result<Self, Self::Error> {
-                match value {
-                    $( $code => Ok($name::$variant), )*
-                    _ => Err($crate::isa::enums::UnknownCode {
-                        enumeration: stringify!($name),
-                        value,
-                    }),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.mnemonic())
-            }
-        }
-    )*};
-}
-
-pub(crate) use isa_enum;
+pub use ctm_isa_kit::UnknownCode;
+pub(crate) use ctm_isa_kit::isa_enum;
 
 isa_enum! {
     /// `CF_WORD1.COND` (digest §2.1, manual L7647-7652).

@@ -1,6 +1,7 @@
 //! The one definition of every bit field of the R700 microcode words.
 //!
-//! Each microcode dword is one row of the `words!` table below: its manual
+//! Each microcode dword is one row of the `words!` table below (`ctm_isa_kit`,
+//! shared with the X1K): its manual
 //! name, which dword of its instruction it is, and its fields as
 //! `NAME: hi:lo`. From that table the macro generates, per dword,
 //!
@@ -23,172 +24,40 @@
 //! and `docs/isa-r700.md` §7 records it. Names follow the manual, so `grep`
 //! leads from the manual here.
 
-use std::fmt;
-use std::marker::PhantomData;
+pub use ctm_isa_kit::reserved_mask;
 
-/// A bit field, with its word erased: what errors and the field walk use.
+/// Which dword of its instruction a word is (0, 1 or 2).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct FieldInfo {
-    /// The word's manual name, e.g. `"CF_WORD1"`.
-    pub word_name: &'static str,
-    /// The field's manual name, e.g. `"POP_COUNT"`.
-    pub name: &'static str,
-    /// Which dword of the instruction the word is (0, 1 or 2).
-    pub word: u8,
-    /// Lowest bit of the field.
-    pub lo: u8,
-    /// Width of the field in bits (1..=32).
-    pub width: u8,
-}
+pub struct Dword(pub u8);
 
-impl FieldInfo {
-    /// The field's bits within its 32-bit word.
-    pub const fn mask(&self) -> u32 {
-        if self.width >= 32 {
-            u32::MAX
-        } else {
-            ((1u32 << self.width) - 1) << self.lo
-        }
-    }
-
-    /// Highest bit of the field.
-    pub const fn hi(&self) -> u8 {
-        self.lo + self.width - 1
-    }
-
-    /// The largest value the field can hold.
-    pub const fn max_value(&self) -> u32 {
-        self.mask() >> self.lo
-    }
-
-    /// Extract the field from a raw word.
-    pub const fn extract(&self, raw: u32) -> u32 {
-        (raw & self.mask()) >> self.lo
+impl ctm_isa_kit::FieldLocation for Dword {
+    fn word_index(&self) -> Option<u8> {
+        Some(self.0)
     }
 }
 
-impl fmt::Display for FieldInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.word_name, self.name)?;
-        if self.width == 1 {
-            write!(f, " (bit {})", self.lo)
-        } else {
-            write!(f, " (bits {}:{})", self.hi(), self.lo)
-        }
-    }
-}
+/// A bit field with its word erased (`register` is the word's manual name,
+/// `location` which dword it is): what errors and the field walk use.
+pub type FieldInfo = ctm_isa_kit::FieldInfo<Dword>;
 
 /// A bit field of word `W`: a [`FieldInfo`] that only `W`'s accessors take.
-pub struct Field<W> {
-    info: FieldInfo,
-    word: PhantomData<fn() -> W>,
-}
+pub type Field<W> = ctm_isa_kit::Field<W>;
 
-// Manual impls: derives would require `W: Clone` etc.
-impl<W> Clone for Field<W> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<W> Copy for Field<W> {}
-impl<W> fmt::Debug for Field<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.info, f)
-    }
-}
+/// The trait every generated word implements (bound generic code over
+/// [`Field<W>`] with `W: Word`).
+pub use ctm_isa_kit::Word;
 
-impl<W> Field<W> {
-    const fn new(word_name: &'static str, name: &'static str, word: u8, hi: u8, lo: u8) -> Self {
-        Field {
-            info: FieldInfo {
-                word_name,
-                name,
-                word,
-                lo,
-                width: hi - lo + 1,
-            },
-            word: PhantomData,
-        }
-    }
+ctm_isa_kit::words! {
+    location Dword;
 
-    /// The word-erased description of this field.
-    pub const fn info(&self) -> FieldInfo {
-        self.info
-    }
-
-    /// The field's bits within its word.
-    pub const fn mask(&self) -> u32 {
-        self.info.mask()
-    }
-}
-
-/// Generates one newtype per microcode word from the field table (style §3).
-macro_rules! words {
-    ($(
-        $(#[$wdoc:meta])*
-        $ty:ident = $name:literal, dword $word:literal => {
-            $( $(#[$fdoc:meta])* $field:ident : $hi:literal : $lo:literal ),* $(,)?
-        }
-    )*) => {$(
-        $(#[$wdoc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-        pub struct $ty(pub u32);
-
-        impl $ty {
-            /// The word's manual name.
-            pub const NAME: &'static str = $name;
-            /// Which dword of its instruction the word is.
-            pub const WORD: u8 = $word;
-            $(
-                $(#[$fdoc])*
-                pub const $field: Field<$ty> = Field::new($name, stringify!($field), $word, $hi, $lo);
-            )*
-            /// Every field of the word, in table order (low bits first).
-            pub const FIELDS: &'static [FieldInfo] = &[$( Self::$field.info(), )*];
-            /// The bits this row's fields cover.
-            pub const USED_MASK: u32 = 0 $( | Self::$field.mask() )*;
-
-            /// Read a field.
-            pub const fn get(self, field: Field<$ty>) -> u32 {
-                field.info().extract(self.0)
-            }
-
-            /// Write a field. `value` must fit the field; excess bits are a
-            /// bug in the caller (checked in debug builds, dropped otherwise).
-            pub fn set(&mut self, field: Field<$ty>, value: u32) {
-                let info = field.info();
-                debug_assert!(
-                    value <= info.max_value(),
-                    "{info}: value {value:#x} does not fit"
-                );
-                self.0 = (self.0 & !info.mask()) | ((value << info.lo) & info.mask());
-            }
-
-            /// [`Self::set`] by value, for building a word in one expression.
-            #[must_use]
-            pub fn with(mut self, field: Field<$ty>, value: u32) -> Self {
-                self.set(field, value);
-                self
-            }
-        }
-
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}({:#010x})", Self::NAME, self.0)
-            }
-        }
-    )*};
-}
-
-words! {
     /// `CF_WORD0` (digest §2.1, manual L7624-7633).
-    CfWord0 = "CF_WORD0", dword 0 => {
+    CfWord0 = "CF_WORD0" at Dword(0) => {
         /// Clause start, jump target (qwords from `PGM_START_*`) or WAIT_ACK threshold.
         ADDR: 31:0,
     }
 
     /// `CF_WORD1` (digest §2.1, manual L7635-7713). Bit 20 is reserved.
-    CfWord1 = "CF_WORD1", dword 1 => {
+    CfWord1 = "CF_WORD1" at Dword(1) => {
         /// Stack entries to pop, 0..7.
         POP_COUNT: 2:0,
         /// Loop integer constant or boolean constant index.
@@ -214,7 +83,7 @@ words! {
     }
 
     /// `CF_ALU_WORD0` (digest §2.2, manual L7715-7733).
-    CfAluWord0 = "CF_ALU_WORD0", dword 0 => {
+    CfAluWord0 = "CF_ALU_WORD0" at Dword(0) => {
         /// Clause start in qwords.
         ADDR: 21:0,
         /// Constant buffer of kcache set 0.
@@ -226,7 +95,7 @@ words! {
     }
 
     /// `CF_ALU_WORD1` (digest §2.2, manual L7735-7774).
-    CfAluWord1 = "CF_ALU_WORD1", dword 1 => {
+    CfAluWord1 = "CF_ALU_WORD1" at Dword(1) => {
         /// Lock mode of set 1 (`KcacheMode`).
         KCACHE_MODE1: 1:0,
         /// First locked line of set 0 (16 constants per line).
@@ -246,7 +115,7 @@ words! {
     }
 
     /// `CF_ALLOC_EXPORT_WORD0` (digest §2.3, manual L7776-7813).
-    CfAllocExportWord0 = "CF_ALLOC_EXPORT_WORD0", dword 0 => {
+    CfAllocExportWord0 = "CF_ALLOC_EXPORT_WORD0" at Dword(0) => {
         /// First export target or array base.
         ARRAY_BASE: 12:0,
         /// Export type (`ExportType`) or memory access type (`MemAccess`).
@@ -263,7 +132,7 @@ words! {
 
     /// The common part, bits `[31:17]`, of `CF_ALLOC_EXPORT_WORD1_{BUF,SWIZ}`
     /// (digest §2.3, manual L7817-7857).
-    CfAllocExportWord1 = "CF_ALLOC_EXPORT_WORD1", dword 1 => {
+    CfAllocExportWord1 = "CF_ALLOC_EXPORT_WORD1" at Dword(1) => {
         /// Number of exports or elements, minus one.
         BURST_COUNT: 20:17,
         /// Last CF instruction of the program.
@@ -280,7 +149,7 @@ words! {
 
     /// The low part of `CF_ALLOC_EXPORT_WORD1_BUF`, used by `MEM_*`
     /// (manual L7863-7877). Bit 16 is unused and must be 0.
-    CfAllocExportWord1Buf = "CF_ALLOC_EXPORT_WORD1_BUF", dword 1 => {
+    CfAllocExportWord1Buf = "CF_ALLOC_EXPORT_WORD1_BUF" at Dword(1) => {
         /// Array size in `ELEM_SIZE` units, for the write clamp (digest §2.3).
         ARRAY_SIZE: 11:0,
         /// Component write enables, X = bit 12.
@@ -289,7 +158,7 @@ words! {
 
     /// The low part of `CF_ALLOC_EXPORT_WORD1_SWIZ`, used by `EXPORT*`
     /// (manual L7879-7900). Bits `[16:12]` are unused and must be 0.
-    CfAllocExportWord1Swiz = "CF_ALLOC_EXPORT_WORD1_SWIZ", dword 1 => {
+    CfAllocExportWord1Swiz = "CF_ALLOC_EXPORT_WORD1_SWIZ" at Dword(1) => {
         /// Source of exported X (`Sel`).
         SEL_X: 2:0,
         /// Source of exported Y.
@@ -302,7 +171,7 @@ words! {
 
     /// `ALU_WORD0`, shared by OP2 and OP3 (digest §2.4, manual L7911-7947;
     /// `SRC1_SEL` `[21:13]` from the gap, confirmed by LLVM's bytes).
-    AluWord0 = "ALU_WORD0", dword 0 => {
+    AluWord0 = "ALU_WORD0" at Dword(0) => {
         /// Source 0 select (`AluSrcSel`).
         SRC0_SEL: 8:0,
         /// Add the INDEX_MODE index to source 0.
@@ -329,7 +198,7 @@ words! {
 
     /// The common part, bits `[31:18]`, of `ALU_WORD1_OP2` and `ALU_WORD1_OP3`
     /// (manual L7955, L8113-8143, L8213-8243).
-    AluWord1 = "ALU_WORD1", dword 1 => {
+    AluWord1 = "ALU_WORD1" at Dword(1) => {
         /// Operand read cycles (`BankSwizzle`).
         BANK_SWIZZLE: 20:18,
         /// Destination GPR.
@@ -345,7 +214,7 @@ words! {
     /// The low part, bits `[17:0]`, of `ALU_WORD1_OP2` ("_V2", manual
     /// L7951-8112). `ALU_INST` is `[17:7]` (the stale "`[17:8]`" headers at L8040,
     /// L8091 are wrong; LLVM's bytes agree with `[17:7]`).
-    AluWord1Op2 = "ALU_WORD1_OP2", dword 1 => {
+    AluWord1Op2 = "ALU_WORD1_OP2" at Dword(1) => {
         /// Absolute value of source 0.
         SRC0_ABS: 0:0,
         /// Absolute value of source 1.
@@ -363,7 +232,7 @@ words! {
     }
 
     /// The low part, bits `[17:0]`, of `ALU_WORD1_OP3` (manual L8146-8212).
-    AluWord1Op3 = "ALU_WORD1_OP3", dword 1 => {
+    AluWord1Op3 = "ALU_WORD1_OP3" at Dword(1) => {
         /// Source 2 select (`AluSrcSel`).
         SRC2_SEL: 8:0,
         /// Add the INDEX_MODE index to source 2.
@@ -377,7 +246,7 @@ words! {
     }
 
     /// `VTX_WORD0` (digest §2.5, manual L8251-8289).
-    VtxWord0 = "VTX_WORD0", dword 0 => {
+    VtxWord0 = "VTX_WORD0" at Dword(0) => {
         /// Opcode: 0 FETCH, 1 SEMANTIC, 2 MEM (`MEM_RD_WORD0`).
         VTX_INST: 4:0,
         /// Index offset to apply (`FetchType`).
@@ -398,7 +267,7 @@ words! {
 
     /// The common part, bits `[31:9]`, of `VTX_WORD1_{GPR,SEM}`
     /// (manual L8291-8469). Bit 8 is reserved.
-    VtxWord1 = "VTX_WORD1", dword 1 => {
+    VtxWord1 = "VTX_WORD1" at Dword(1) => {
         /// Source of destination X (`Sel`).
         DST_SEL_X: 11:9,
         /// Source of destination Y.
@@ -420,7 +289,7 @@ words! {
     }
 
     /// The low part of `VTX_WORD1_GPR`, used by FETCH (manual L8414-8432).
-    VtxWord1Gpr = "VTX_WORD1_GPR", dword 1 => {
+    VtxWord1Gpr = "VTX_WORD1_GPR" at Dword(1) => {
         /// Destination GPR.
         DST_GPR: 6:0,
         /// Add aL to `DST_GPR`.
@@ -428,13 +297,13 @@ words! {
     }
 
     /// The low part of `VTX_WORD1_SEM`, used by SEMANTIC (manual L8463-8468).
-    VtxWord1Sem = "VTX_WORD1_SEM", dword 1 => {
+    VtxWord1Sem = "VTX_WORD1_SEM" at Dword(1) => {
         /// Semantic-table index of the destination GPR.
         SEMANTIC_ID: 7:0,
     }
 
     /// `VTX_WORD2` (digest §2.5, manual L8473-8498). Bits `[31:21]` are reserved.
-    VtxWord2 = "VTX_WORD2", dword 2 => {
+    VtxWord2 = "VTX_WORD2" at Dword(2) => {
         /// Byte offset to start reading at.
         OFFSET: 15:0,
         /// Endian swap (`EndianSwap`).
@@ -450,7 +319,7 @@ words! {
     /// `TEX_WORD0` (digest §2.6, manual L8506-8570). Bit 6 and bits `[31:25]`
     /// are reserved; `ALT_CONST` is bit 24 (the table's "reserved `[31:24]`"
     /// overlaps it, docs §7).
-    TexWord0 = "TEX_WORD0", dword 0 => {
+    TexWord0 = "TEX_WORD0" at Dword(0) => {
         /// Opcode (`TexOp`).
         TEX_INST: 4:0,
         /// Black texture / white border to get the border fraction.
@@ -468,7 +337,7 @@ words! {
     }
 
     /// `TEX_WORD1` (digest §2.6, manual L8572-8595). Bit 8 is reserved.
-    TexWord1 = "TEX_WORD1", dword 1 => {
+    TexWord1 = "TEX_WORD1" at Dword(1) => {
         /// Destination GPR.
         DST_GPR: 6:0,
         /// Add aL to `DST_GPR`.
@@ -494,7 +363,7 @@ words! {
     }
 
     /// `TEX_WORD2` (digest §2.6, manual L8597-8622).
-    TexWord2 = "TEX_WORD2", dword 2 => {
+    TexWord2 = "TEX_WORD2" at Dword(2) => {
         /// Texel offset X, 5-bit two's complement.
         OFFSET_X: 4:0,
         /// Texel offset Y.
@@ -515,7 +384,7 @@ words! {
 
     /// `MEM_RD_WORD0` (digest §2.7, manual L8632-8681). Bit 15 and bits
     /// `[31:30]` are reserved; `MEM_REQ_SIZE` must be 0 on R700.
-    MemRdWord0 = "MEM_RD_WORD0", dword 0 => {
+    MemRdWord0 = "MEM_RD_WORD0" at Dword(0) => {
         /// Must be 2 (MEM).
         VTX_INST: 4:0,
         /// Dwords per element, minus one.
@@ -541,7 +410,7 @@ words! {
     }
 
     /// `MEM_RD_WORD1` (digest §2.7, manual L8685-8728). Bits 8 and 21 are reserved.
-    MemRdWord1 = "MEM_RD_WORD1", dword 1 => {
+    MemRdWord1 = "MEM_RD_WORD1" at Dword(1) => {
         /// Destination GPR.
         DST_GPR: 6:0,
         /// Add aL to `DST_GPR`.
@@ -566,7 +435,7 @@ words! {
 
     /// `MEM_RD_WORD2` (digest §2.7, manual L8733-8752). Bits `[15:13]` and 18
     /// are reserved.
-    MemRdWord2 = "MEM_RD_WORD2", dword 2 => {
+    MemRdWord2 = "MEM_RD_WORD2" at Dword(2) => {
         /// Array base (units depend on the buffer).
         ARRAY_BASE: 12:0,
         /// Endian swap (`EndianSwap`).
@@ -576,18 +445,6 @@ words! {
         /// Array size (clamp).
         ARRAY_SIZE: 31:20,
     }
-}
-
-/// The bits of a dword that no field of the given rows covers: the
-/// reserved bits, which decode requires to be zero.
-pub const fn reserved_mask(rows: &[u32]) -> u32 {
-    let mut used = 0;
-    let mut i = 0;
-    while i < rows.len() {
-        used |= rows[i];
-        i += 1;
-    }
-    !used
 }
 
 /// Reserved bits of each dword layout, for the decoder and the tests.

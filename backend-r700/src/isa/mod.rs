@@ -47,7 +47,8 @@ pub use enums::{
 };
 pub use fetch::{FetchClause, FetchFormat, MemRdInst, TexInst, VtxClauseInst, VtxDst, VtxInst};
 pub use opcodes::{
-    CfAddr, CfAluOp, CfExportOp, CfMemOp, CfOp, FetchClauseKind, Op2, Op3, TexOp, UnitClass,
+    AluOpFacts, CfAddr, CfAluOp, CfExportOp, CfMemOp, CfOp, FetchClauseKind, Op2, Op3, TexOp,
+    UnitClass,
 };
 pub use operand::{
     AluClauseAddr, AluSlotCount, AluSrc, AluSrcSel, ArrayBase, ArraySize, BurstCount, CallCount,

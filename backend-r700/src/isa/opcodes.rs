@@ -253,8 +253,18 @@ pub enum UnitClass {
     DoubleQuad,
 }
 
-/// Generates an ALU opcode enumeration (through `isa_enum!`) whose rows
-/// also carry the unit class and the number of source operands.
+/// The static facts of an ALU opcode (one row of [`Op2`] or [`Op3`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct AluOpFacts {
+    /// The units the opcode may run on.
+    pub unit: UnitClass,
+    /// How many source operands it reads.
+    pub srcs: usize,
+}
+
+/// Generates an ALU opcode enumeration (through the kit's `isa_ops!`)
+/// whose rows also carry the unit class and the number of source operands
+/// (`Variant = code => "MNEMONIC", UnitClass, sources`).
 macro_rules! alu_ops {
     (
         $(#[$doc:meta])*
@@ -262,26 +272,22 @@ macro_rules! alu_ops {
             $( $(#[$vdoc:meta])* $variant:ident = $code:literal => $mnem:literal, $unit:ident, $srcs:literal ),* $(,)?
         }
     ) => {
-        isa_enum! {
+        ctm_isa_kit::isa_ops! {
             $(#[$doc])*
-            pub enum $name {
-                $( $(#[$vdoc])* $variant = $code => $mnem, )*
+            pub enum $name facts AluOpFacts {
+                $( $(#[$vdoc])* $variant = $code => $mnem { unit: UnitClass::$unit, srcs: $srcs }, )*
             }
         }
 
         impl $name {
             /// The units the opcode may run on.
             pub const fn unit_class(self) -> UnitClass {
-                match self {
-                    $( $name::$variant => UnitClass::$unit, )*
-                }
+                self.facts().unit
             }
 
             /// How many source operands the opcode reads.
             pub const fn src_count(self) -> usize {
-                match self {
-                    $( $name::$variant => $srcs, )*
-                }
+                self.facts().srcs
             }
         }
     };

@@ -10,48 +10,7 @@ use std::fmt;
 
 use super::enums::{Chan, InlineConst, UnknownCode};
 
-/// Defines an unsigned newtype limited to `0..=MAX`.
-macro_rules! bounded {
-    ($(
-        $(#[$doc:meta])*
-        $name:ident($repr:ty) max $max:literal;
-    )*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Debug)]
-        pub struct $name($repr);
-
-        impl $name {
-            /// The largest valid value.
-            pub const MAX: $repr = $max;
-
-            /// `Some` if `value <= MAX`.
-            pub const fn new(value: u32) -> Option<Self> {
-                if value <= $max as u32 {
-                    Some($name(value as $repr))
-                } else {
-                    None
-                }
-            }
-
-            /// Build from a raw field value, masking to `MAX`. Only for
-            /// fields exactly `MAX + 1` values wide.
-            pub(crate) const fn from_field(value: u32) -> Self {
-                $name((value & $max as u32) as $repr)
-            }
-
-            /// The value.
-            pub const fn get(self) -> u32 {
-                self.0 as u32
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}", self.0)
-            }
-        }
-    )*};
-}
+use ctm_isa_kit::bounded;
 
 bounded! {
     /// A GPR address 0..=127 (7-bit `*_GPR` fields). Addresses
@@ -103,61 +62,7 @@ impl fmt::Display for AluSrcSel {
     }
 }
 
-/// Defines a count newtype stored as the real count `1..=MAX` and encoded
-/// as `count − 1`.
-macro_rules! count {
-    ($(
-        $(#[$doc:meta])*
-        $name:ident max $max:literal;
-    )*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-        pub struct $name(u8);
-
-        impl $name {
-            /// The largest valid count.
-            pub const MAX: u32 = $max;
-            /// A count of one.
-            pub const ONE: $name = $name(1);
-
-            /// `Some` if `1 <= count <= MAX`.
-            pub const fn new(count: u32) -> Option<Self> {
-                if count >= 1 && count <= $max {
-                    Some($name(count as u8))
-                } else {
-                    None
-                }
-            }
-
-            /// From the field value (`count − 1`), masked to the field width.
-            pub(crate) const fn from_field(value: u32) -> Self {
-                $name(((value & ($max - 1)) + 1) as u8)
-            }
-
-            /// The count.
-            pub const fn get(self) -> u32 {
-                self.0 as u32
-            }
-
-            /// The field value, `count − 1`.
-            pub const fn field(self) -> u32 {
-                self.0 as u32 - 1
-            }
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self::ONE
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}", self.0)
-            }
-        }
-    )*};
-}
+use ctm_isa_kit::count;
 
 count! {
     /// Instructions in a TEX/VTX clause, 1..=16 (`COUNT` + `COUNT_3`).

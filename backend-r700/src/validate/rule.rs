@@ -5,258 +5,141 @@
 
 use std::fmt;
 
-/// A checkable hardware rule of the R700 (digest §4, §5.2).
-///
-/// Rules the instruction *types* make impossible to break (one
-/// INDEX_MODE per instruction, R21; at most two kcache sets per clause,
-/// R36; two vector units writing one GPR element, R5, since a vector
-/// unit's element is its destination element; field ranges) have no variant. See `docs/validator-r700.md`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum Rule {
-    // --- Instruction groups (digest §4.1) -------------------------------
-    /// R1, L1230-1234: a group has 1..=5 instruction slots.
-    GroupSize,
-    /// R3/R4, L1255-1282, L1964: each unit X, Y, Z, W, Trans runs at most one
-    /// instruction of a group (trans-only ops go to Trans, vector-only ops
-    /// to their element's unit).
-    UnitTaken,
-    /// R2, Table 4.1, L1234-1253: instructions are in unit order X, Y, Z, W,
-    /// Trans; a Trans instruction is the last of its group.
-    UnitOrder,
-    /// R6, L1906, L1978-1980: DOT4, DOT4_IEEE, CUBE, MAX4 fill all four
-    /// vector units with the same opcode, OMOD and CLAMP.
-    ReductionSlots,
-    /// R7, §4.12 L2085: two-slot double ops fill X+Y or Z+W, four-slot
-    /// double ops fill X..W, with the same opcode.
-    DoubleSlots,
-    /// R8, L1872-1874, L2002, L2026: at most one PRED_SET* per group, the
-    /// only instruction that may update the predicate or execute mask; no
-    /// two KILL*; no KILL* with PRED_SET*.
-    PredicateUpdates,
-    /// R9, L1872, L3866: a KILL* is in the last group of its ALU clause.
-    KillNotLast,
+ctm_isa_kit::rules! {
+    /// A checkable hardware rule of the R700 (digest §4, §5.2).
+    ///
+    /// Rules the instruction *types* make impossible to break (one
+    /// INDEX_MODE per instruction, R21; at most two kcache sets per clause,
+    /// R36; two vector units writing one GPR element, R5, since a vector
+    /// unit's element is its destination element; field ranges) have no variant. See `docs/validator-r700.md`.
+    pub enum Rule {
+        // --- Instruction groups (digest §4.1) -------------------------------
+        /// R1, L1230-1234: a group has 1..=5 instruction slots.
+        GroupSize => "§4.3 L1230-1234 (R1)",
+        /// R3/R4, L1255-1282, L1964: each unit X, Y, Z, W, Trans runs at most one
+        /// instruction of a group (trans-only ops go to Trans, vector-only ops
+        /// to their element's unit).
+        UnitTaken => "§4.4 L1255-1282, L1964 (R3, R4)",
+        /// R2, Table 4.1, L1234-1253: instructions are in unit order X, Y, Z, W,
+        /// Trans; a Trans instruction is the last of its group.
+        UnitOrder => "§4.3 Table 4.1 L1234-1253 (R2)",
+        /// R6, L1906, L1978-1980: DOT4, DOT4_IEEE, CUBE, MAX4 fill all four
+        /// vector units with the same opcode, OMOD and CLAMP.
+        ReductionSlots => "§4.8 L1906, L1978-1980 (R6)",
+        /// R7, §4.12 L2085: two-slot double ops fill X+Y or Z+W, four-slot
+        /// double ops fill X..W, with the same opcode.
+        DoubleSlots => "§4.12 L2085 (R7)",
+        /// R8, L1872-1874, L2002, L2026: at most one PRED_SET* per group, the
+        /// only instruction that may update the predicate or execute mask; no
+        /// two KILL*; no KILL* with PRED_SET*.
+        PredicateUpdates => "§4.8 L1872-1874, L2002, L2026 (R8)",
+        /// R9, L1872, L3866: a KILL* is in the last group of its ALU clause.
+        KillNotLast => "§4.8 L1872, L3866 (R9)",
 
-    // --- Operands and constants (digest §4.2) ---------------------------
-    /// R10, L1356, L1465, L1723-1725: the Trans instruction has at most two
-    /// constant operands.
-    ConstantCount,
-    /// R11, L1453, L1662-1679: a group reads at most two (constant-file
-    /// address, element pair) combinations.
-    CfilePorts,
-    /// R12, L1375, L1234: at most 4 literal dwords per group, and every
-    /// literal element an operand selects is present.
-    LiteralLimit,
-    /// R12, L1465: a source field the opcode does not read must not select
-    /// the literal (253), or a literal is fetched anyway.
-    UnusedLiteralSelect,
-    /// R13, L1350, L1413-1415: a kcache operand lies in a locked line (mode
-    /// NOP locks none, LOCK_1 constants 0-15, LOCK_2 0-31).
-    KcacheUnlocked,
-    /// R36, L545, L1363: a program uses the constant file (DX9) or kcache
-    /// (DX10), never both.
-    ConstantModeMix,
+        // --- Operands and constants (digest §4.2) ---------------------------
+        /// R10, L1356, L1465, L1723-1725: the Trans instruction has at most two
+        /// constant operands.
+        ConstantCount => "§4.7 L1356, L1465, L1723-1725 (R10)",
+        /// R11, L1453, L1662-1679: a group reads at most two (constant-file
+        /// address, element pair) combinations.
+        CfilePorts => "§4.7 L1453, L1662-1679 (R11)",
+        /// R12, L1375, L1234: at most 4 literal dwords per group, and every
+        /// literal element an operand selects is present.
+        LiteralLimit => "§4.6.4 L1375, L1234 (R12)",
+        /// R12, L1465: a source field the opcode does not read must not select
+        /// the literal (253), or a literal is fetched anyway.
+        UnusedLiteralSelect => "§4.7 L1465 (R12)",
+        /// R13, L1350, L1413-1415: a kcache operand lies in a locked line (mode
+        /// NOP locks none, LOCK_1 constants 0-15, LOCK_2 0-31).
+        KcacheUnlocked => "§4.6.4 L1350, L1413-1415 (R13)",
+        /// R36, L545, L1363: a program uses the constant file (DX9) or kcache
+        /// (DX10), never both.
+        ConstantModeMix => "§2.5 L545, §4.6.4 L1363 (R36)",
 
-    // --- GPR read ports and bank swizzle (digest §4.3) ------------------
-    /// R16-R18, R20, L1447-1744: per cycle 0..=2 and element bank, at most
-    /// one GPR address is read.
-    GprReadPort,
-    /// Table 4.3, L8113-8121: the Trans slot defines bank swizzles 0-3 only.
-    TransBankSwizzle,
-    /// R19, L1562, L1589, L1709, L1734-1737: a Trans instruction with n
-    /// constant operands reads no GPR before cycle n.
-    TransConstantCycle,
-    /// L1284, L2828, L1920: PV.e / PS come from the previous group of the
-    /// same clause, which ran unit e / Trans (not a MOVA*).
-    PreviousResult,
+        // --- GPR read ports and bank swizzle (digest §4.3) ------------------
+        /// R16-R18, R20, L1447-1744: per cycle 0..=2 and element bank, at most
+        /// one GPR address is read.
+        GprReadPort => "§4.7.4-4.7.9 L1447-1744 (R16-R18, R20)",
+        /// Table 4.3, L8113-8121: the Trans slot defines bank swizzles 0-3 only.
+        TransBankSwizzle => "Table 4.3, L8113-8121",
+        /// R19, L1562, L1589, L1709, L1734-1737: a Trans instruction with n
+        /// constant operands reads no GPR before cycle n.
+        TransConstantCycle => "§4.7.8 L1562, L1589, L1734-1737 (R19)",
+        /// L1284, L2828, L1920: PV.e / PS come from the previous group of the
+        /// same clause, which ran unit e / Trans (not a MOVA*).
+        PreviousResult => "§4.4 L1284, L2828; §4.9.5 L1920",
 
-    // --- Relative addressing (digest §4.4, §4.5) ------------------------
-    /// R22, Table 4.2 L1317-1324: a relative kcache operand uses only
-    /// INDEX_MODE LOOP.
-    KcacheRelativeIndex,
-    /// R23, R29, L1328, L831: AR is loaded by a MOVA* in an earlier group of
-    /// the same clause before an AR-relative access.
-    ArNotLoaded,
-    /// R24, L1332: a group uses at most one AR element.
-    ArElementMix,
-    /// R25, L1330, L1918, L4483: a group with a MOVA* has no AR-relative
-    /// access.
-    RelativeInMovaGroup,
-    /// R26, L1900-1920, L2010: a MOVA* has its GPR write (WRITE_MASK)
-    /// cleared; its result is undefined.
-    MovaWritesGpr,
-    /// R30, L2032, L2069-2079: a GPR write and a read in the next group,
-    /// one AR-relative and the other not (or aL-relative), may alias
-    /// undetected.
-    AdjacentRelativeHazard,
-    /// R22, L1143, L2662: aL (INDEX_MODE LOOP, LOCK_LOOP_INDEX) is used only
-    /// in clauses no CF path runs outside a loop.
-    LoopIndexOutsideLoop,
+        // --- Relative addressing (digest §4.4, §4.5) ------------------------
+        /// R22, Table 4.2 L1317-1324: a relative kcache operand uses only
+        /// INDEX_MODE LOOP.
+        KcacheRelativeIndex => "§4.6.1 Table 4.2 L1317-1324 (R22)",
+        /// R23, R29, L1328, L831: AR is loaded by a MOVA* in an earlier group of
+        /// the same clause before an AR-relative access.
+        ArNotLoaded => "§4.6.1 L1328, §3.2 L831 (R23, R29)",
+        /// R24, L1332: a group uses at most one AR element.
+        ArElementMix => "§4.6.1 L1332 (R24)",
+        /// R25, L1330, L1918, L4483: a group with a MOVA* has no AR-relative
+        /// access.
+        RelativeInMovaGroup => "§4.6.1 L1330, L1918, L4483 (R25)",
+        /// R26, L1900-1920, L2010: a MOVA* has its GPR write (WRITE_MASK)
+        /// cleared; its result is undefined.
+        MovaWritesGpr => "§4.9.5 L1900-1920, L2010 (R26)",
+        /// R30, L2032, L2069-2079: a GPR write and a read in the next group,
+        /// one AR-relative and the other not (or aL-relative), may alias
+        /// undetected.
+        AdjacentRelativeHazard => "§4.11 L2032, L2069-2079 (R30)",
+        /// R22, L1143, L2662: aL (INDEX_MODE LOOP, LOCK_LOOP_INDEX) is used only
+        /// in clauses no CF path runs outside a loop.
+        LoopIndexOutsideLoop => "§3.7.3 L1143, L2662 (R22)",
 
-    // --- Clauses (digest §4.7) ------------------------------------------
-    /// R33, Table 3.2 L816, L7748-7749: an ALU clause has 1..=128 slots.
-    AluClauseSize,
-    /// R34, Table 3.2 L817-818, L2091, L2120: a TEX or VTX clause has at
-    /// most 8 instructions (configurable: the COUNT field allows 16).
-    FetchClauseSize,
-    /// R35, L2169: a memory-read clause has at most 16 instructions and no
-    /// vertex-fetch instruction.
-    MemReadClause,
-    /// R37, Table 3.2, L7632, §3.1: every clause a CF instruction starts
-    /// exists with that kind and size.
-    ClauseReference,
-    /// R37, Table 3.2 L815-818: clauses lie after the CF program without
-    /// overlapping; TEX/VTX clauses start at 128-bit (even qword) addresses.
-    ClauseLayout,
+        // --- Clauses (digest §4.7) ------------------------------------------
+        /// R33, Table 3.2 L816, L7748-7749: an ALU clause has 1..=128 slots.
+        AluClauseSize => "Table 3.2 L816, L7748-7749 (R33)",
+        /// R34, Table 3.2 L817-818, L2091, L2120: a TEX or VTX clause has at
+        /// most 8 instructions (configurable: the COUNT field allows 16).
+        FetchClauseSize => "Table 3.2 L817-818, L2091, L2120 (R34)",
+        /// R35, L2169: a memory-read clause has at most 16 instructions and no
+        /// vertex-fetch instruction.
+        MemReadClause => "§7 L2169 (R35)",
+        /// R37, Table 3.2, L7632, §3.1: every clause a CF instruction starts
+        /// exists with that kind and size.
+        ClauseReference => "§3.1 L7632",
+        /// R37, Table 3.2 L815-818: clauses lie after the CF program without
+        /// overlapping; TEX/VTX clauses start at 128-bit (even qword) addresses.
+        ClauseLayout => "Table 3.2 L815-818 (R37)",
 
-    // --- CF program (digest §4.8, §5.2) ---------------------------------
-    /// R39, L1021-1026, L7672-7699: CF instructions other than branches and
-    /// loops use COND = ACTIVE.
-    CondNotActive,
-    /// R40, L1013, L7708: WHOLE_QUAD_MODE and VALID_PIXEL_MODE are not both set.
-    WqmWithVpm,
-    /// §3.1, L7640: branch, loop and call targets lie inside the CF program;
-    /// LOOP_BREAK/LOOP_CONTINUE target a LOOP_END.
-    JumpTarget,
-    /// R42, L2555: a JUMP does not leave its loop.
-    JumpOutOfLoop,
-    /// R43, L1109, L2394: CALL and CALL_FS have POP_COUNT 0.
-    CallPopCount,
-    /// R43, L1165: RETURN only inside a subroutine.
-    ReturnOutsideSubroutine,
-    /// §5.2, L1083-1085: entries + subentries/subentries-per-entry ≤
-    /// STACK_SIZE on every path.
-    StackOverflow,
-    /// §5.2, L1133: a POP (or pop count) does not pop more pushes than the
-    /// current loop or subroutine holds.
-    StackUnderflow,
-    /// §5.4, L1100, L1147: LOOP_END closes the innermost open loop;
-    /// LOOP_BREAK/CONTINUE and ALU_BREAK/CONTINUE are inside a loop.
-    LoopMismatch,
-    /// R41, L795-797: END_OF_PROGRAM is never inside a loop, subroutine or
-    /// with pushes outstanding.
-    EndOfProgramNested,
-    /// R41, L711: every path reaches an instruction with END_OF_PROGRAM.
-    MissingEndOfProgram,
-    /// ctm: the flow analysis explores a bounded number of CF states; a
-    /// program needing more is not proven correct.
-    FlowAnalysisLimit,
-}
-
-impl Rule {
-    /// Every rule, in declaration order.
-    pub const ALL: &'static [Rule] = &[
-        Rule::GroupSize,
-        Rule::UnitTaken,
-        Rule::UnitOrder,
-        Rule::ReductionSlots,
-        Rule::DoubleSlots,
-        Rule::PredicateUpdates,
-        Rule::KillNotLast,
-        Rule::ConstantCount,
-        Rule::CfilePorts,
-        Rule::LiteralLimit,
-        Rule::UnusedLiteralSelect,
-        Rule::KcacheUnlocked,
-        Rule::ConstantModeMix,
-        Rule::GprReadPort,
-        Rule::TransBankSwizzle,
-        Rule::TransConstantCycle,
-        Rule::PreviousResult,
-        Rule::KcacheRelativeIndex,
-        Rule::ArNotLoaded,
-        Rule::ArElementMix,
-        Rule::RelativeInMovaGroup,
-        Rule::MovaWritesGpr,
-        Rule::AdjacentRelativeHazard,
-        Rule::LoopIndexOutsideLoop,
-        Rule::AluClauseSize,
-        Rule::FetchClauseSize,
-        Rule::MemReadClause,
-        Rule::ClauseReference,
-        Rule::ClauseLayout,
-        Rule::CondNotActive,
-        Rule::WqmWithVpm,
-        Rule::JumpTarget,
-        Rule::JumpOutOfLoop,
-        Rule::CallPopCount,
-        Rule::ReturnOutsideSubroutine,
-        Rule::StackOverflow,
-        Rule::StackUnderflow,
-        Rule::LoopMismatch,
-        Rule::EndOfProgramNested,
-        Rule::MissingEndOfProgram,
-        Rule::FlowAnalysisLimit,
-    ];
-
-    /// The manual section (and digest rule) the rule comes from.
-    pub const fn section(self) -> &'static str {
-        match self {
-            Rule::GroupSize => "§4.3 L1230-1234 (R1)",
-            Rule::UnitTaken => "§4.4 L1255-1282, L1964 (R3, R4)",
-            Rule::UnitOrder => "§4.3 Table 4.1 L1234-1253 (R2)",
-            Rule::ReductionSlots => "§4.8 L1906, L1978-1980 (R6)",
-            Rule::DoubleSlots => "§4.12 L2085 (R7)",
-            Rule::PredicateUpdates => "§4.8 L1872-1874, L2002, L2026 (R8)",
-            Rule::KillNotLast => "§4.8 L1872, L3866 (R9)",
-            Rule::ConstantCount => "§4.7 L1356, L1465, L1723-1725 (R10)",
-            Rule::CfilePorts => "§4.7 L1453, L1662-1679 (R11)",
-            Rule::LiteralLimit => "§4.6.4 L1375, L1234 (R12)",
-            Rule::UnusedLiteralSelect => "§4.7 L1465 (R12)",
-            Rule::KcacheUnlocked => "§4.6.4 L1350, L1413-1415 (R13)",
-            Rule::ConstantModeMix => "§2.5 L545, §4.6.4 L1363 (R36)",
-            Rule::GprReadPort => "§4.7.4-4.7.9 L1447-1744 (R16-R18, R20)",
-            Rule::TransBankSwizzle => "Table 4.3, L8113-8121",
-            Rule::TransConstantCycle => "§4.7.8 L1562, L1589, L1734-1737 (R19)",
-            Rule::PreviousResult => "§4.4 L1284, L2828; §4.9.5 L1920",
-            Rule::KcacheRelativeIndex => "§4.6.1 Table 4.2 L1317-1324 (R22)",
-            Rule::ArNotLoaded => "§4.6.1 L1328, §3.2 L831 (R23, R29)",
-            Rule::ArElementMix => "§4.6.1 L1332 (R24)",
-            Rule::RelativeInMovaGroup => "§4.6.1 L1330, L1918, L4483 (R25)",
-            Rule::MovaWritesGpr => "§4.9.5 L1900-1920, L2010 (R26)",
-            Rule::AdjacentRelativeHazard => "§4.11 L2032, L2069-2079 (R30)",
-            Rule::LoopIndexOutsideLoop => "§3.7.3 L1143, L2662 (R22)",
-            Rule::AluClauseSize => "Table 3.2 L816, L7748-7749 (R33)",
-            Rule::FetchClauseSize => "Table 3.2 L817-818, L2091, L2120 (R34)",
-            Rule::MemReadClause => "§7 L2169 (R35)",
-            Rule::ClauseReference => "§3.1 L7632",
-            Rule::ClauseLayout => "Table 3.2 L815-818 (R37)",
-            Rule::CondNotActive => "§3.6.3 L1021-1026, L7672-7699 (R39)",
-            Rule::WqmWithVpm => "§3.6.2 L1013, L7708 (R40)",
-            Rule::JumpTarget => "§3.7 L7640",
-            Rule::JumpOutOfLoop => "§9.1 L2555 (R42)",
-            Rule::CallPopCount => "§3.7 L1109, L2394 (R43)",
-            Rule::ReturnOutsideSubroutine => "§3.7.6 L1165 (R43)",
-            Rule::StackOverflow => "§3.6.5 L1060-1085 (R44)",
-            Rule::StackUnderflow => "§3.6.5 L1060-1085, L1133",
-            Rule::LoopMismatch => "§3.7.3 L1100, L1147",
-            Rule::EndOfProgramNested => "§3.1 L795-797 (R41)",
-            Rule::MissingEndOfProgram => "§3.1 L711 (R41)",
-            Rule::FlowAnalysisLimit => "ctm",
-        }
-    }
-
-    /// The rule's name in kebab case (`gpr-read-port`).
-    pub fn name(self) -> String {
-        let debug = format!("{self:?}");
-        let mut out = String::with_capacity(debug.len() + 4);
-        for (i, c) in debug.chars().enumerate() {
-            if c.is_ascii_uppercase() {
-                if i > 0 {
-                    out.push('-');
-                }
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-}
-
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.name(), self.section())
-    }
+        // --- CF program (digest §4.8, §5.2) ---------------------------------
+        /// R39, L1021-1026, L7672-7699: CF instructions other than branches and
+        /// loops use COND = ACTIVE.
+        CondNotActive => "§3.6.3 L1021-1026, L7672-7699 (R39)",
+        /// R40, L1013, L7708: WHOLE_QUAD_MODE and VALID_PIXEL_MODE are not both set.
+        WqmWithVpm => "§3.6.2 L1013, L7708 (R40)",
+        /// §3.1, L7640: branch, loop and call targets lie inside the CF program;
+        /// LOOP_BREAK/LOOP_CONTINUE target a LOOP_END.
+        JumpTarget => "§3.7 L7640",
+        /// R42, L2555: a JUMP does not leave its loop.
+        JumpOutOfLoop => "§9.1 L2555 (R42)",
+        /// R43, L1109, L2394: CALL and CALL_FS have POP_COUNT 0.
+        CallPopCount => "§3.7 L1109, L2394 (R43)",
+        /// R43, L1165: RETURN only inside a subroutine.
+        ReturnOutsideSubroutine => "§3.7.6 L1165 (R43)",
+        /// §5.2, L1083-1085: entries + subentries/subentries-per-entry ≤
+        /// STACK_SIZE on every path.
+        StackOverflow => "§3.6.5 L1060-1085 (R44)",
+        /// §5.2, L1133: a POP (or pop count) does not pop more pushes than the
+        /// current loop or subroutine holds.
+        StackUnderflow => "§3.6.5 L1060-1085, L1133",
+        /// §5.4, L1100, L1147: LOOP_END closes the innermost open loop;
+        /// LOOP_BREAK/CONTINUE and ALU_BREAK/CONTINUE are inside a loop.
+        LoopMismatch => "§3.7.3 L1100, L1147",
+        /// R41, L795-797: END_OF_PROGRAM is never inside a loop, subroutine or
+        /// with pushes outstanding.
+        EndOfProgramNested => "§3.1 L795-797 (R41)",
+        /// R41, L711: every path reaches an instruction with END_OF_PROGRAM.
+        MissingEndOfProgram => "§3.1 L711 (R41)",
+        /// ctm: the flow analysis explores a bounded number of CF states; a
+        /// program needing more is not proven correct.
+        FlowAnalysisLimit => "ctm",}
 }
 
 /// Where a violation is.

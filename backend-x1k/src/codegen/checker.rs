@@ -586,9 +586,13 @@ mod tests {
         )
         .program
         .expect("checks");
-        let mut m = ctm_ir::lower::lower_kernel(&program, &program.kernels[0]);
-        crate::codegen::optimize_for_x1k(&mut m, ctm_ir::passes::OptLevel::O2).expect("passes");
-        let v = ctm_ir::verify::verify(m, "test").expect("verifies");
+        let m = ctm_ir::lower::lower_kernel(&program, &program.kernels[0]);
+        let v = ctm_ir::passes::pipeline(
+            m,
+            ctm_ir::passes::OptLevel::O2,
+            &crate::codegen::cost::X1kCost,
+        )
+        .expect("passes");
         let (mut mir, _, _) = isel::Selector::new(v.module())
             .and_then(|s| s.run())
             .expect("selects");

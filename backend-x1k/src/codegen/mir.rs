@@ -164,22 +164,9 @@ pub enum AluKind {
     Trans(Transcendental),
 }
 
-/// The alpha unit's transcendental operations (CTM §3.3.4).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Transcendental {
-    /// 2^A.
-    Ex2,
-    /// log2(A).
-    Ln2,
-    /// 1/A.
-    Rcp,
-    /// 1/sqrt(A).
-    Rsq,
-    /// sin(2π·A).
-    Sin,
-    /// cos(2π·A).
-    Cos,
-}
+/// The alpha unit's transcendental operations (CTM §3.3.4): the ISA's
+/// opcode table type.
+pub use crate::isa::Transcendental;
 
 /// Which unit(s) an op occupies.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -12,8 +12,8 @@
 //!    semaphores, waits, `NOP`s and the final `OUT`;
 //! 5. the program registers and the ABI bindings.
 //!
-//! [`cost`] is the X1K cost model that [`optimize_for_x1k`] gives the IR's
-//! if-conversion. `docs/backend-x1k.md` describes each stage.
+//! [`cost`] is the X1K cost model the IR pipeline
+//! ([`ctm_ir::passes::pipeline`]) gives if-conversion. `docs/backend-x1k.md` describes each stage.
 
 pub mod checker;
 pub mod consts;
@@ -27,10 +27,10 @@ pub mod sched;
 
 use crate::Program;
 use crate::abi::{Bindings, BoolUniformBinding, InputBinding, OutputBinding, UniformBinding};
-use crate::isa::Inst;
+use crate::validate::ValidProgram;
 use ctm_frontend::Code;
 use ctm_frontend::tast::ParamKind;
-use ctm_ir::passes::{OptLevel, VerifyEach};
+use ctm_ir::passes::OptLevel;
 use ctm_ir::verify::Verified;
 use std::borrow::Cow;
 
@@ -88,67 +88,12 @@ impl CodegenError {
     }
 }
 
-/// Static metrics of a program (`ctmc --emit stats`, spec §9).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Instruction slots.
-    pub instructions: usize,
-    /// ALU and OUT instructions.
-    pub alu: usize,
-    /// Texture instructions.
-    pub tex: usize,
-    /// Flow-control instructions.
-    pub fc: usize,
-    /// ALU instructions using both the RGB and the alpha unit.
-    pub coissued: usize,
-    /// Temporaries (`US_PIXSIZE` + 1).
-    pub temps: usize,
-    /// Float constants read.
-    pub consts: usize,
-}
-
-/// The metrics of `p`.
-pub fn stats(p: &Program) -> Stats {
-    let mut s = Stats {
-        instructions: p.insts.len(),
-        temps: p.us_pixsize as usize + 1,
-        consts: p.bindings.literals.len()
-            + p.bindings.uniforms.len()
-            + p.bindings.domain_constant.iter().count()
-            + p.bindings
-                .bool_uniforms
-                .iter()
-                .filter(|b| b.float_constant.is_some())
-                .count(),
-        ..Stats::default()
-    };
-    for i in &p.insts {
-        match i {
-            Inst::Alu(a) => {
-                s.alu += 1;
-                let rgb = a.rgb.op != crate::isa::RgbOp::Mad
-                    || !a.rgb.write_mask.is_empty()
-                    || a.rgb.sources != [crate::isa::AluSource::UNUSED; 3];
-                let alpha = a.alpha.write_mask.is_on()
-                    || a.alpha.op != crate::isa::AlphaOp::Mad
-                    || a.alpha.sources != [crate::isa::AluSource::UNUSED; 3];
-                if rgb && alpha {
-                    s.coissued += 1;
-                }
-            }
-            Inst::Tex(_) => s.tex += 1,
-            Inst::Fc(_) => s.fc += 1,
-        }
-    }
-    s
-}
-
 /// Compiles a verified module to an X1K program.
 ///
 /// # Errors
 /// [`CodegenError::Limit`] when the kernel exceeds a hardware limit,
 /// [`CodegenError::Internal`] when the generator broke a rule.
-pub fn compile(module: &Verified, _options: &Options) -> Result<Program, CodegenError> {
+pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, CodegenError> {
     let m = module.module();
     let (mut mir, consts, depths) = isel::Selector::new(m)?.run()?;
     let kernel = m.name.clone();
@@ -199,18 +144,20 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Program, Codegen
     };
     // No program leaves without passing the hardware validator (style
     // §5): a violation is a compiler bug naming the broken rule.
-    if let Err(violations) = crate::validate::validate(&program) {
-        let first = &violations[0];
-        return Err(CodegenError::Internal {
-            rule: Cow::Owned(first.rule.name()),
-            detail: format!(
-                "{first} ({} violation(s))\n{}",
-                violations.len(),
-                crate::isa::format_program(&program.insts)
-            ),
-        });
+    match crate::validate::validate(&program) {
+        Ok(report) => Ok(ValidProgram::from_report(program, report)),
+        Err(violations) => {
+            let first = &violations[0];
+            Err(CodegenError::Internal {
+                rule: Cow::Owned(first.rule.name()),
+                detail: format!(
+                    "{first} ({} violation(s))\n{}",
+                    violations.len(),
+                    crate::isa::format_program(&program.insts)
+                ),
+            })
+        }
     }
-    Ok(program)
 }
 
 /// The ABI bindings (`docs/abi-x1k.md` §3).
@@ -271,8 +218,10 @@ fn bindings(m: &ctm_ir::Module, consts: &consts::ConstTable, scatter: Option<usi
     b
 }
 
-/// Lowers, optimises (with [`cost::X1kCost`]), verifies and compiles a
-/// checked kernel of `program` for the X1K.
+/// Lowers a checked kernel of `program`, runs the IR pipeline
+/// ([`ctm_ir::passes::pipeline`]) with [`cost::X1kCost`] and compiles it —
+/// what the driver does for `--target x1k`, for this crate's tests and
+/// benches; the program is returned without its validation proof.
 ///
 /// # Errors
 /// As [`compile`]; an IR verification failure is
@@ -283,24 +232,8 @@ pub fn compile_kernel(
     level: OptLevel,
     options: &Options,
 ) -> Result<Program, CodegenError> {
-    let mut m = ctm_ir::lower::lower_kernel(program, kernel);
-    optimize_for_x1k(&mut m, level)?;
-    let v = ctm_ir::verify::verify(m, "x1k pipeline")
+    let m = ctm_ir::lower::lower_kernel(program, kernel);
+    let v = ctm_ir::passes::pipeline(m, level, &cost::X1kCost)
         .map_err(|e| CodegenError::Verify(e.to_string()))?;
-    compile(&v, options)
-}
-
-/// Runs the IR pipeline at `level` with the X1K cost model.
-///
-/// # Errors
-/// A verifier failure after some pass.
-pub fn optimize_for_x1k(m: &mut ctm_ir::Module, level: OptLevel) -> Result<(), CodegenError> {
-    let mut o = ctm_ir::passes::Options::new(level);
-    o.cost = &cost::X1kCost;
-    o.verify_each = if cfg!(debug_assertions) {
-        VerifyEach::Yes
-    } else {
-        VerifyEach::No
-    };
-    ctm_ir::passes::optimize(m, &o).map_err(|e| CodegenError::Verify(e.to_string()))
+    compile(&v, options).map(ValidProgram::into_program)
 }

@@ -1,7 +1,7 @@
 //! Every enumerated field value of the X1K instruction words, each defined
 //! once with its numeric code and its assembly spelling.
 //!
-//! The `isa_enum!` table generates, per enumeration, `TryFrom<u32>` (an
+//! The `isa_enum!` table (`ctm_isa_kit`, shared with the R700) generates, per enumeration, `TryFrom<u32>` (an
 //! unknown code is an [`UnknownCode`] error, never a default), `code()`,
 //! `ALL` (every defined value, in code order, used by the golden tests and
 //! proptest strategies), `mnemonic()` and `from_mnemonic()` (used by the
@@ -9,76 +9,12 @@
 //!
 //! Codes: `x1k-encoding.md` §2.1, §3.2, §7, §8; names: CTM guide chapter 3.
 
-use std::fmt;
+pub use ctm_isa_kit::UnknownCode;
+use ctm_isa_kit::isa_enum;
 
-/// A field held a code that names no value of its enumeration.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("{value} is not a defined {enumeration} code")]
-pub struct UnknownCode {
-    /// The Rust enumeration, e.g. `"RgbOp"`.
-    pub enumeration: &'static str,
-    /// The code found.
-    pub value: u32,
-}
-
-macro_rules! isa_enum {
-    ($(
-        $(#[$doc:meta])*
-        pub enum $name:ident {
-            $( $(#[$vdoc:meta])* $variant:ident = $code:literal => $mnem:literal ),* $(,)?
-        }
-    )*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum $name {
-            $( $(#[$vdoc])* $variant = $code, )*
-        }
-
-        impl $name {
-            /// Every defined value, in code order.
-            pub const ALL: &'static [$name] = &[$( $name::$variant, )*];
-            /// Number of defined values.
-            pub const COUNT: usize = Self::ALL.len();
-
-            /// The numeric code written to the field.
-            pub const fn code(self) -> u32 {
-                self as u32
-            }
-
-            /// The assembly spelling.
-            pub const fn mnemonic(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $mnem, )*
-                }
-            }
-
-            /// Parse the assembly spelling (exact, lower case).
-            pub fn from_mnemonic(text: &str) -> Option<Self> {
-                match text {
-                    $( $mnem => Some($name::$variant), )*
-                    _ => None,
-                }
-            }
-        }
-
-        impl TryFrom<u32> for $name {
-            type Error = UnknownCode;
-            fn try_from(value: u32) -> Result<Self, UnknownCode> {
-                match value {
-                    $( $code => Ok($name::$variant), )*
-                    _ => Err(UnknownCode { enumeration: stringify!($name), value }),
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.mnemonic())
-            }
-        }
-    )*};
-}
+/// The opcodes live in the opcode table with their facts; re-exported here
+/// for the paths `enums::RgbOp` etc.
+pub use super::opcodes::{AlphaOp, RgbOp, TexOpcode};
 
 isa_enum! {
     /// `US_CMN_INST.TYPE` (§2, CTM §3.1).
@@ -220,68 +156,6 @@ isa_enum! {
         Alpha = 1 => "a",
     }
 
-    /// `RGB_OP` (§7.6, CTM §3.3.4). Codes 6 and 13..15 are undefined.
-    pub enum RgbOp {
-        /// A·B + C.
-        Mad = 0 => "mad",
-        /// 3-component dot product, broadcast.
-        Dp3 = 1 => "dp3",
-        /// 4-component dot product; `.a` from the alpha unit's A/B selects.
-        Dp4 = 2 => "dp4",
-        /// A.r·B.r + A.g·B.g + C.b.
-        D2a = 3 => "d2a",
-        /// min(A, B).
-        Min = 4 => "min",
-        /// max(A, B).
-        Max = 5 => "max",
-        /// C > 0.5 ? A : B.
-        Cnd = 7 => "cnd",
-        /// C >= 0 ? A : B.
-        Cmp = 8 => "cmp",
-        /// A − floor(A).
-        Frc = 9 => "frc",
-        /// Replicate the alpha unit's transcendental result.
-        Sop = 10 => "sop",
-        /// Horizontal derivative helper (AMD only).
-        Mdh = 11 => "mdh",
-        /// Vertical derivative helper (AMD only).
-        Mdv = 12 => "mdv",
-    }
-
-    /// `ALPHA_OP` (§7.7, CTM §3.3.4). Code 4 is reserved.
-    pub enum AlphaOp {
-        /// A·B + C.
-        Mad = 0 => "mad",
-        /// Copy the RGB unit's dot product.
-        Dp = 1 => "dp",
-        /// min(A, B).
-        Min = 2 => "min",
-        /// max(A, B).
-        Max = 3 => "max",
-        /// C > 0.5 ? A : B.
-        Cnd = 5 => "cnd",
-        /// C >= 0 ? A : B.
-        Cmp = 6 => "cmp",
-        /// A − floor(A).
-        Frc = 7 => "frc",
-        /// 2^A.
-        Ex2 = 8 => "ex2",
-        /// log2(A).
-        Ln2 = 9 => "ln2",
-        /// 1/A.
-        Rcp = 10 => "rcp",
-        /// 1/sqrt(A).
-        Rsq = 11 => "rsq",
-        /// sin(2π·A).
-        Sin = 12 => "sin",
-        /// cos(2π·A).
-        Cos = 13 => "cos",
-        /// Horizontal derivative helper (AMD only).
-        Mdh = 14 => "mdh",
-        /// Vertical derivative helper (AMD only).
-        Mdv = 15 => "mdv",
-    }
-
     /// 2-bit channel select: TEX swizzles (§8.5) and the replicate channel
     /// of an FC predicate.
     pub enum Channel {
@@ -333,27 +207,6 @@ isa_enum! {
         Decr = 1 => "decr",
         /// `FC_B_OP_INCR`: increment, deactivating dissenting pixels.
         Incr = 2 => "incr",
-    }
-
-    /// `US_TEX_INST.INST` (§8.4, CTM §3.4.1). `LdUncached` = 7 is ctm's
-    /// resolution of `x1k-encoding.md` §14 item 4 (see `docs/isa-x1k.md`).
-    pub enum TexOpcode {
-        /// `TEX_INST_NOP`.
-        Nop = 0 => "nop",
-        /// `TEX_INST_LOOKUP` (AMD LD).
-        Ld = 1 => "ld",
-        /// `TEX_INST_KILL_LT_0` (AMD TEXKILL).
-        TexKill = 2 => "texkill",
-        /// `TEX_INST_LOOKUP_PROJ` (AMD PROJ).
-        Proj = 3 => "proj",
-        /// AMD LODBIAS (not in the CTM guide).
-        LodBias = 4 => "lodbias",
-        /// AMD LOD (not in the CTM guide).
-        Lod = 5 => "lod",
-        /// AMD DXDY: gradients from word 3 (not in the CTM guide).
-        Dxdy = 6 => "dxdy",
-        /// `TEX_INST_LOOKUP_UNCACHED` (code inferred, see module doc).
-        LdUncached = 7 => "ld_uncached",
     }
 }
 

@@ -1,7 +1,8 @@
 //! The one definition of every bit field of the X1K fragment-program ("US")
 //! instruction words and of the program-level registers.
 //!
-//! Each register is one row of the `registers!` table below: its manual
+//! Each register is one row of the `words!` table below (`ctm_isa_kit`,
+//! shared with the R700): its manual
 //! name, where it lives (a word of the 6-dword instruction slot, or an MMIO
 //! address), and its fields as `NAME: hi:lo`. From that table the macro
 //! generates, per register,
@@ -11,7 +12,8 @@
 //!   be applied to a TEX word by mistake), with `get`/`set`/`with`;
 //! * `FIELDS`, the list of fields the raw disassembler walks
 //!   ([`crate::isa::asm::format_raw_slot`]);
-//! * `RESERVED_MASK`, the bits no field covers, which decode requires to be 0.
+//! * `RESERVED_MASK`, the bits no field covers, which decode requires to be 0
+//!   (and `USED_MASK`, its complement).
 //!
 //! The per-instruction-type tables at the end ([`cmn_fields_used`],
 //! [`slot_layout`]) say which `US_CMN_INST` fields and which words each
@@ -24,7 +26,8 @@
 //! Field names follow the manuals so that `grep` leads from the fact sheet here.
 
 use std::fmt;
-use std::marker::PhantomData;
+
+pub use ctm_isa_kit::reserved_mask;
 
 /// Where a register lives.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -35,178 +38,37 @@ pub enum Location {
     Mmio(u32),
 }
 
-/// A bit field, with its register erased: what errors and the field walk use.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct FieldInfo {
-    /// The register's manual name, e.g. `"US_CMN_INST"`.
-    pub register: &'static str,
-    /// The field's manual name, e.g. `"RGB_PRED_SEL"`.
-    pub name: &'static str,
-    /// Where the register lives.
-    pub location: Location,
-    /// Lowest bit of the field.
-    pub lo: u8,
-    /// Width of the field in bits (1..=32).
-    pub width: u8,
-}
-
-impl FieldInfo {
-    /// The field's bits within its 32-bit register.
-    pub const fn mask(&self) -> u32 {
-        if self.width >= 32 {
-            u32::MAX
-        } else {
-            ((1u32 << self.width) - 1) << self.lo
-        }
-    }
-
-    /// Highest bit of the field.
-    pub const fn hi(&self) -> u8 {
-        self.lo + self.width - 1
-    }
-
-    /// The largest value the field can hold.
-    pub const fn max_value(&self) -> u32 {
-        self.mask() >> self.lo
-    }
-
-    /// Extract the field from a raw register value.
-    pub const fn extract(&self, raw: u32) -> u32 {
-        (raw & self.mask()) >> self.lo
-    }
-
-    /// The slot word index, if the field is part of an instruction slot.
-    pub const fn word(&self) -> Option<u8> {
-        match self.location {
+impl ctm_isa_kit::FieldLocation for Location {
+    fn word_index(&self) -> Option<u8> {
+        match *self {
             Location::SlotWord(w) => Some(w),
             Location::Mmio(_) => None,
         }
     }
-}
 
-impl fmt::Display for FieldInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.location {
-            Location::SlotWord(w) => write!(f, "word {w} {}.{}", self.register, self.name)?,
-            Location::Mmio(_) => write!(f, "{}.{}", self.register, self.name)?,
-        }
-        if self.width == 1 {
-            write!(f, " (bit {})", self.lo)
-        } else {
-            write!(f, " (bits {}:{})", self.hi(), self.lo)
+    /// Slot-word fields print as `word 3 US_ALU_RGB_INST.RGB_SEL_A`.
+    fn fmt_prefix(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Location::SlotWord(w) => write!(f, "word {w} "),
+            Location::Mmio(_) => Ok(()),
         }
     }
 }
+
+/// A bit field with its register erased (`register`, `name`, `location`,
+/// `lo`, `width`): what errors and the field walk use.
+pub type FieldInfo = ctm_isa_kit::FieldInfo<Location>;
 
 /// A bit field of register `R`: a [`FieldInfo`] that only `R`'s accessors take.
-pub struct Field<R> {
-    info: FieldInfo,
-    register: PhantomData<fn() -> R>,
-}
+pub type Field<R> = ctm_isa_kit::Field<R>;
 
-// Manual impls: derives would require `R: Clone` etc.
-impl<R> Clone for Field<R> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<R> Copy for Field<R> {}
-impl<R> fmt::Debug for Field<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.info, f)
-    }
-}
+/// The trait every generated register implements (bound generic code over
+/// [`Field<R>`] with `R: Word`).
+pub use ctm_isa_kit::Word;
 
-impl<R> Field<R> {
-    const fn new(
-        register: &'static str,
-        name: &'static str,
-        location: Location,
-        hi: u8,
-        lo: u8,
-    ) -> Self {
-        Field {
-            info: FieldInfo {
-                register,
-                name,
-                location,
-                lo,
-                width: hi - lo + 1,
-            },
-            register: PhantomData,
-        }
-    }
+ctm_isa_kit::words! {
+    location Location;
 
-    /// The register-erased description of this field.
-    pub const fn info(&self) -> FieldInfo {
-        self.info
-    }
-
-    /// The field's bits within its register.
-    pub const fn mask(&self) -> u32 {
-        self.info.mask()
-    }
-}
-
-/// Generates one newtype per register from the field table (style §3).
-macro_rules! registers {
-    ($(
-        $(#[$rdoc:meta])*
-        $reg:ident = $regname:literal at $loc:expr => {
-            $( $(#[$fdoc:meta])* $field:ident : $hi:literal : $lo:literal ),* $(,)?
-        }
-    )*) => {$(
-        $(#[$rdoc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-        pub struct $reg(pub u32);
-
-        impl $reg {
-            /// The register's manual name.
-            pub const NAME: &'static str = $regname;
-            /// Where the register lives.
-            pub const LOCATION: Location = $loc;
-            $(
-                $(#[$fdoc])*
-                pub const $field: Field<$reg> = Field::new($regname, stringify!($field), $loc, $hi, $lo);
-            )*
-            /// Every field of the register, in table order (low bits first).
-            pub const FIELDS: &'static [FieldInfo] = &[$( Self::$field.info(), )*];
-            /// Bits no field covers: they must be 0.
-            pub const RESERVED_MASK: u32 = !(0 $( | Self::$field.mask() )*);
-
-            /// Read a field.
-            pub const fn get(self, field: Field<$reg>) -> u32 {
-                field.info().extract(self.0)
-            }
-
-            /// Write a field. `value` must fit the field; excess bits are a
-            /// bug in the caller (checked in debug builds, dropped otherwise).
-            pub fn set(&mut self, field: Field<$reg>, value: u32) {
-                let info = field.info();
-                debug_assert!(
-                    value <= info.max_value(),
-                    "{info}: value {value:#x} does not fit"
-                );
-                self.0 = (self.0 & !info.mask()) | ((value << info.lo) & info.mask());
-            }
-
-            /// [`Self::set`] by value, for building a word in one expression.
-            #[must_use]
-            pub fn with(mut self, field: Field<$reg>, value: u32) -> Self {
-                self.set(field, value);
-                self
-            }
-        }
-
-        impl fmt::Debug for $reg {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}({:#010x})", Self::NAME, self.0)
-            }
-        }
-    )*};
-}
-
-registers! {
     /// Word 0 of every instruction: type, semaphores, predication, masks
     /// (`x1k-encoding.md` §2, CTM guide §3.2).
     UsCmnInst = "US_CMN_INST" at Location::SlotWord(0) => {
@@ -617,13 +479,7 @@ pub fn cmn_fields_used(ty: u32) -> &'static [Field<UsCmnInst>] {
 }
 
 const fn union_mask(fields: &[Field<UsCmnInst>]) -> u32 {
-    let mut mask = 0;
-    let mut i = 0;
-    while i < fields.len() {
-        mask |= fields[i].mask();
-        i += 1;
-    }
-    mask
+    Field::union_mask(fields)
 }
 
 /// Bits of `US_CMN_INST` that must be 0 for raw type `ty`.

@@ -465,6 +465,27 @@ pub enum TexOp {
     LdUncached,
 }
 
+impl TexInst {
+    /// The channels of the source register the op reads (bit 0 = R), from
+    /// the opcode table's [`CoordReads`](crate::isa::CoordReads): S and T,
+    /// or S, T and Q, through the source swizzle; TEXKILL the channels of
+    /// its write mask, swizzle ignored (CTM §3.4.1). DXDY's gradient
+    /// operands are separate.
+    pub fn coordinate_channels(&self) -> u8 {
+        use crate::isa::CoordReads;
+        let s = self.src.swizzle;
+        let bit = |c: Channel| 1u8 << c.code();
+        match self.op.opcode().facts().coords {
+            CoordReads::None => 0,
+            CoordReads::St => bit(s[0]) | bit(s[1]),
+            CoordReads::Stq => bit(s[0]) | bit(s[1]) | bit(s[3]),
+            CoordReads::WriteMask => {
+                self.rgb_write_mask.bits() as u8 | ((self.alpha_write_mask.bit() as u8) << 3)
+            }
+        }
+    }
+}
+
 impl TexOp {
     /// The `INST` code.
     pub const fn opcode(&self) -> TexOpcode {

@@ -6,6 +6,9 @@
 //! * [`fields`]: the field table (`macro_rules!`-generated typed registers,
 //!   field lists, reserved masks, per-type word layouts).
 //! * [`enums`]: every enumerated field value with its code and spelling.
+//! * [`opcodes`]: the opcode table — RGB, alpha and texture opcodes with
+//!   their per-opcode facts (inputs read, class, transcendental,
+//!   coordinates read), read by every consumer.
 //! * [`operand`], [`inline_const`]: registers, sources, masks, inline constants.
 //! * [`inst`]: the typed [`Inst`] (ALU/OUT, FC, TEX).
 //! * [`fc_statements`]: the CTM §3.5.4 flow-control statements (IF, LOOP,
@@ -27,6 +30,7 @@ pub mod fc_statements;
 pub mod fields;
 pub mod inline_const;
 pub mod inst;
+pub mod opcodes;
 pub mod operand;
 pub mod program_regs;
 
@@ -46,6 +50,10 @@ pub use inst::{
     AlphaHalf, AlphaInput, AluInst, AluResult, AluWrites, FcInst, FcPredicate, Inst,
     JumpAddressing, OutputWrites, Predicate, PredicateWrites, RgbHalf, RgbInput, TexInst, TexOp,
     TexOperand, UmrtTarget,
+};
+pub use opcodes::{
+    AlphaOpFacts, CoordReads, OpClass, RgbOpFacts, TexOpcodeFacts, Transcendental,
+    alpha_inputs_read,
 };
 pub use operand::{
     Addressing, AlphaMask, AluSource, BoolConstId, BranchPopCount, ConstAddr, ConstReg, IntConstId,

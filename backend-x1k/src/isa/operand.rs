@@ -8,54 +8,7 @@ use std::fmt;
 
 use super::inline_const::InlineConst;
 
-/// Defines a `u8`/`u16` newtype limited to `0..=MAX`.
-macro_rules! bounded {
-    ($(
-        $(#[$doc:meta])*
-        $name:ident($repr:ty) max $max:literal, prefix $prefix:literal;
-    )*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-        pub struct $name($repr);
-
-        impl $name {
-            /// The largest valid value.
-            pub const MAX: $repr = $max;
-
-            /// `Some` if `value <= MAX`.
-            pub const fn new(value: u32) -> Option<Self> {
-                if value <= $max as u32 {
-                    Some($name(value as $repr))
-                } else {
-                    None
-                }
-            }
-
-            /// Build from a raw field value, masking to the field width.
-            /// Only for decoding a field that is exactly `MAX + 1` values wide.
-            pub(crate) const fn from_field(value: u32) -> Self {
-                $name((value & $max as u32) as $repr)
-            }
-
-            /// The value.
-            pub const fn get(self) -> u32 {
-                self.0 as u32
-            }
-        }
-
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    )*};
-}
+use ctm_isa_kit::bounded;
 
 bounded! {
     /// A temporary register `r0..r127` (7-bit address, CTM §3.3.1).

@@ -7,7 +7,7 @@
 
 use super::fields::{
     FgDepthSrc, Field, FieldInfo, UsCodeAddr, UsCodeOffset, UsCodeRange, UsConfig, UsFcBoolConst,
-    UsFcCtrl, UsFcIntConst, UsPixsize,
+    UsFcCtrl, UsFcIntConst, UsPixsize, Word,
 };
 use super::operand::{BoolConstId, IntConstId, SlotIndex, TempReg};
 
@@ -60,7 +60,7 @@ fn check_reserved(
     }
 }
 
-fn slot<R>(raw: u32, field: Field<R>) -> SlotIndex {
+fn slot<R: Word>(raw: u32, field: Field<R>) -> SlotIndex {
     SlotIndex::from_field(field.info().extract(raw))
 }
 

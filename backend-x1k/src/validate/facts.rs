@@ -58,7 +58,7 @@ impl Facts {
 
 /// How many float constants a uniform of type `ty` occupies
 /// (`docs/abi-x1k.md` §3).
-fn constants_of(ty: &str) -> u32 {
+pub(crate) fn constants_of(ty: &str) -> u32 {
     let ty = ty.trim();
     if ty == "mat4" {
         return 4;

@@ -9,7 +9,7 @@ use crate::isa::program_regs::{
 };
 use crate::isa::{
     AlphaHalf, AlphaOp, AluInst, AluSource, AluWrites, InputModifier, InputSelect, Inst, MAX_SLOTS,
-    OutputModifier, PresubOp, RgbOp, Swizzle, TexInst, UmrtTarget,
+    OpClass, OutputModifier, PresubOp, RgbOp, Swizzle, TexInst, UmrtTarget,
 };
 
 use super::reads::{alu_reads, alu_temp_reads, alu_temp_writes, channel_name};
@@ -110,22 +110,14 @@ pub(crate) fn check_inst(insts: &[Inst], slot: usize, regs: &Registers, out: &mu
     }
 }
 
+/// CTM §3.3.5: `OMOD_DISABLED` only with MIN, MAX, CND, CMP (the opcode
+/// table's `Select` class).
 fn omod_disable_ok_rgb(op: RgbOp) -> bool {
-    matches!(op, RgbOp::Min | RgbOp::Max | RgbOp::Cnd | RgbOp::Cmp)
+    op.class() == OpClass::Select
 }
 
 fn omod_disable_ok_alpha(op: AlphaOp) -> bool {
-    matches!(
-        op,
-        AlphaOp::Min | AlphaOp::Max | AlphaOp::Cnd | AlphaOp::Cmp
-    )
-}
-
-fn is_transcendental(op: AlphaOp) -> bool {
-    matches!(
-        op,
-        AlphaOp::Ex2 | AlphaOp::Ln2 | AlphaOp::Rcp | AlphaOp::Rsq | AlphaOp::Sin | AlphaOp::Cos
-    )
+    op.class() == OpClass::Select
 }
 
 fn check_alu(a: &AluInst, slot: usize, out: &mut Vec<Violation>) {
@@ -170,14 +162,14 @@ fn check_alu(a: &AluInst, slot: usize, out: &mut Vec<Violation>) {
             }
         }
     }
-    if a.rgb.op == RgbOp::Sop && !is_transcendental(a.alpha.op) {
+    if a.rgb.op == RgbOp::Sop && a.alpha.op.transcendental().is_none() {
         out.push(Violation::at(
             Rule::SopWithoutTranscendental,
             slot,
             format!("RGB sop with alpha {}", a.alpha.op),
         ));
     }
-    if a.alpha.op == AlphaOp::Dp && !matches!(a.rgb.op, RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a) {
+    if a.alpha.op == AlphaOp::Dp && a.rgb.op.class() != OpClass::Dot {
         out.push(Violation::at(
             Rule::DpWithoutDotProduct,
             slot,
@@ -207,12 +199,12 @@ fn check_alu(a: &AluInst, slot: usize, out: &mut Vec<Violation>) {
         (
             "RGB",
             a.rgb.op.mnemonic(),
-            matches!(a.rgb.op, RgbOp::Mdh | RgbOp::Mdv),
+            a.rgb.op.class() == OpClass::Derivative,
         ),
         (
             "alpha",
             a.alpha.op.mnemonic(),
-            matches!(a.alpha.op, AlphaOp::Mdh | AlphaOp::Mdv),
+            a.alpha.op.class() == OpClass::Derivative,
         ),
     ] {
         if bad {

@@ -27,6 +27,9 @@
 //!   the semaphore not held at the end; the FC errata.
 //! * **ELF image** (`image.rs`, via [`validate_image`]): the proginfo code
 //!   range and the notes match the code.
+//! * **Bindings** (`bindings.rs`, via [`load_elf`]): the `"ctm"` note binds
+//!   exactly the inputs, outputs and constants the code uses, within the
+//!   hardware's counts, and its loop counts name existing `i32` uniforms.
 //!
 //! ```
 //! use ctm_backend_x1k::{Program, abi::Bindings, isa, validate};
@@ -39,6 +42,7 @@
 //! assert_eq!(report.facts().inputs.len(), 1);
 //! ```
 
+mod bindings;
 mod facts;
 mod flow;
 mod image;
@@ -47,11 +51,12 @@ mod reads;
 mod rule;
 mod sync;
 
+pub use bindings::BindingError;
 pub use facts::Facts;
 pub use rule::{Rule, Violation};
 
 use crate::Program;
-use crate::elf::ElfImage;
+use crate::elf::{ElfError, ElfImage};
 use crate::isa::program_regs::FcMode;
 
 /// Proof that a program passed the validator, with what it uses.
@@ -70,6 +75,56 @@ impl ValidationReport {
     /// The flow-control mode the program needs.
     pub fn fc_mode_needed(&self) -> FcMode {
         self.facts.fc_mode_needed
+    }
+}
+
+/// A program that passed the validator, with its report: what the code
+/// generator returns, so that no unvalidated program reaches the ELF
+/// writer or the device through the driver (style §5: verification
+/// returns something the next stage requires). It derefs to the
+/// [`Program`].
+#[derive(Clone, PartialEq, Debug)]
+pub struct ValidProgram {
+    program: Program,
+    report: ValidationReport,
+}
+
+impl ValidProgram {
+    /// Validates `program`.
+    ///
+    /// # Errors
+    /// Every [`Violation`] found, as [`validate`] gives them.
+    pub fn new(program: Program) -> Result<ValidProgram, Vec<Violation>> {
+        let report = validate(&program)?;
+        Ok(ValidProgram { program, report })
+    }
+
+    /// A program with the report [`validate`] gave for it.
+    pub(crate) fn from_report(program: Program, report: ValidationReport) -> ValidProgram {
+        ValidProgram { program, report }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// What the validator found the program uses.
+    pub fn report(&self) -> &ValidationReport {
+        &self.report
+    }
+
+    /// The program, giving up the proof.
+    pub fn into_program(self) -> Program {
+        self.program
+    }
+}
+
+impl std::ops::Deref for ValidProgram {
+    type Target = Program;
+
+    fn deref(&self) -> &Program {
+        &self.program
     }
 }
 
@@ -100,6 +155,53 @@ pub fn validate_image(image: &ElfImage) -> Result<ValidationReport, Vec<Violatio
         Ok(ValidationReport { facts })
     } else {
         Err(violations)
+    }
+}
+
+/// Why an ELF image may not run (issue 13): the file is not a ctm X1K
+/// executable, its program breaks a hardware rule or disagrees with its
+/// ATI notes, or its bindings disagree with the code. Every variant is a
+/// fault of the file, never of the compiler: the driver reports it as an
+/// unusable input (exit 2).
+#[derive(Clone, PartialEq, Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The container: `crate::elf::read`'s checks.
+    #[error(transparent)]
+    Elf(#[from] ElfError),
+    /// Hardware rules broken, or notes that disagree with the code.
+    #[error("the program is not valid: {}", join(.0))]
+    Rules(Vec<Violation>),
+    /// The bindings note disagrees with the code, the notes or the hardware.
+    #[error("the bindings note disagrees with the code: {}", join(.0))]
+    Bindings(Vec<BindingError>),
+}
+
+fn join<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Read a ctm X1K executable and validate it completely before it may
+/// run: the container ([`crate::elf::read`]), the hardware rules and the
+/// notes against the code ([`validate_image`]), and the bindings against
+/// the code, the notes and the hardware ([`BindingError`]).
+///
+/// # Errors
+/// [`ImageError`]: the first of the three stages that fails, with every
+/// problem that stage found.
+pub fn load_elf(bytes: &[u8]) -> Result<Program, ImageError> {
+    let program = crate::elf::read(bytes)?;
+    let image = crate::elf::read_image(bytes)?;
+    let report = validate_image(&image).map_err(ImageError::Rules)?;
+    let mut problems = Vec::new();
+    bindings::check(&program.bindings, report.facts(), &mut problems);
+    if problems.is_empty() {
+        Ok(program)
+    } else {
+        Err(ImageError::Bindings(problems))
     }
 }
 

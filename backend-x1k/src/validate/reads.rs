@@ -11,15 +11,14 @@
 //! B as its fourth component. Alpha: MIN/MAX read A, B; FRC and the
 //! transcendentals read A; DP reads nothing of its own.
 //!
-//! TEX coordinates: LD, uncached LD and DXDY read S and T; PROJ, LODBIAS
-//! and LOD read S, T and Q; TEXKILL reads the channels of its write mask
-//! (CTM §3.4.1: "the source swizzles are ignored"); NOP reads nothing. This
-//! is the same model as the simulator's (`sim/src/x1k/dpp/tex.rs`).
+//! Which inputs each op reads, and which coordinates a TEX op reads
+//! ([`TexInst::coordinate_channels`]), come from the opcode table
+//! (`isa::opcodes`), which the simulator reads too.
 
 use crate::isa::operand::Addressing;
 use crate::isa::{
-    AddrStackOp, AlphaOp, AluInst, AluSource, AluWrites, Channel, FcInst, InputSelect, Inst,
-    PredSel, Predicate, PresubOp, RgbOp, Swizzle, TempAddr, TexInst, TexOp, TexOperand,
+    AddrStackOp, AluInst, AluSource, AluWrites, Channel, FcInst, InputSelect, Inst, PredSel,
+    Predicate, PresubOp, Swizzle, TempAddr, TexInst, TexOp, TexOperand, alpha_inputs_read,
 };
 
 /// Channel bits: R = 1, G = 2, B = 4, A = 8.
@@ -109,33 +108,6 @@ pub(crate) struct AluReads {
     pub undefined_swizzle: bool,
 }
 
-/// Which swizzle positions (r, g, b) of RGB inputs A, B, C an op reads.
-fn rgb_positions(op: RgbOp) -> [u8; 3] {
-    match op {
-        RgbOp::Mad | RgbOp::Cnd | RgbOp::Cmp | RgbOp::Mdh | RgbOp::Mdv => [7, 7, 7],
-        RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::Min | RgbOp::Max => [7, 7, 0],
-        RgbOp::D2a => [3, 3, 4],
-        RgbOp::Frc => [7, 0, 0],
-        RgbOp::Sop => [0, 0, 0],
-    }
-}
-
-/// How many alpha inputs an alpha op reads itself.
-fn alpha_inputs(op: AlphaOp) -> usize {
-    match op {
-        AlphaOp::Dp => 0,
-        AlphaOp::Frc
-        | AlphaOp::Ex2
-        | AlphaOp::Ln2
-        | AlphaOp::Rcp
-        | AlphaOp::Rsq
-        | AlphaOp::Sin
-        | AlphaOp::Cos => 1,
-        AlphaOp::Min | AlphaOp::Max => 2,
-        AlphaOp::Mad | AlphaOp::Cnd | AlphaOp::Cmp | AlphaOp::Mdh | AlphaOp::Mdv => 3,
-    }
-}
-
 /// The component (0..4) a swizzle reads, `None` for constants, and whether
 /// it is the undefined code 7.
 fn component(s: Swizzle) -> (Option<usize>, bool) {
@@ -186,19 +158,18 @@ impl AluReads {
 /// The source reads of an ALU/OUT instruction (module doc).
 pub(crate) fn alu_reads(a: &AluInst) -> AluReads {
     let mut reads = AluReads::default();
-    for (input, positions) in a.rgb.inputs.iter().zip(rgb_positions(a.rgb.op)) {
+    for (input, positions) in a.rgb.inputs.iter().zip(a.rgb.op.reads()) {
         for (p, s) in input.swizzle.iter().enumerate() {
             if positions & (1 << p) != 0 {
                 reads.swizzle(a, input.sel, *s);
             }
         }
     }
-    let mut alpha_used = alpha_inputs(a.alpha.op);
-    if a.rgb.op == RgbOp::Dp4 {
-        alpha_used = alpha_used.max(2);
-    }
-    for input in a.alpha.inputs.iter().take(alpha_used) {
-        reads.swizzle(a, input.sel, input.swizzle);
+    let alpha_read = alpha_inputs_read(a.alpha.op, a.rgb.op);
+    for (input, read) in a.alpha.inputs.iter().zip(alpha_read) {
+        if read {
+            reads.swizzle(a, input.sel, input.swizzle);
+        }
     }
     reads
 }
@@ -281,9 +252,10 @@ fn operand_channels(op: &TexOperand, positions: &[usize]) -> ChannelMask {
         .fold(0, |m, &p| m | channel_bit(op.swizzle[p]))
 }
 
-/// Whether a TEX op writes its destination (NOP and TEXKILL do not).
+/// Whether a TEX op writes its destination (NOP and TEXKILL do not: the
+/// opcode table's `samples`).
 pub(crate) fn tex_writes_dest(op: &TexOp) -> bool {
-    !matches!(op, TexOp::Nop | TexOp::TexKill)
+    op.opcode().facts().samples
 }
 
 /// Whether a TEX op reads a texture (its `TEX_ID` names a CTM input).
@@ -294,21 +266,10 @@ pub(crate) fn tex_reads_texture(op: &TexOp) -> bool {
 /// Temporaries a TEX instruction reads (coordinates and gradients).
 pub(crate) fn tex_temp_reads(t: &TexInst) -> RegSet {
     let mut set = RegSet::EMPTY;
-    match &t.op {
-        TexOp::Nop => {}
-        TexOp::TexKill => {
-            let mask = t.rgb_write_mask.bits() as u8 | ((t.alpha_write_mask.bit() as u8) << 3);
-            set.add(t.src.addr, mask);
-        }
-        TexOp::Ld | TexOp::LdUncached => set.add(t.src.addr, operand_channels(&t.src, &[0, 1])),
-        TexOp::Proj | TexOp::LodBias | TexOp::Lod => {
-            set.add(t.src.addr, operand_channels(&t.src, &[0, 1, 3]));
-        }
-        TexOp::Dxdy { dx, dy } => {
-            set.add(t.src.addr, operand_channels(&t.src, &[0, 1]));
-            set.add(dx.addr, operand_channels(dx, &[0, 1]));
-            set.add(dy.addr, operand_channels(dy, &[0, 1]));
-        }
+    set.add(t.src.addr, t.coordinate_channels());
+    if let TexOp::Dxdy { dx, dy } = &t.op {
+        set.add(dx.addr, operand_channels(dx, &[0, 1]));
+        set.add(dy.addr, operand_channels(dy, &[0, 1]));
     }
     set
 }

@@ -253,6 +253,23 @@ pub fn check_at(
     level: OptLevel,
     alternative: Alternative,
 ) -> Result<DppRun, String> {
+    check_at_lanes(program, kernel, args, tol, level, &|n, i, j, _| {
+        alternative(n, i, j)
+    })
+}
+
+/// A second reference value per (output, i, j, channel).
+pub type LaneAlternative<'a> = &'a dyn Fn(&str, usize, usize, usize) -> Option<f32>;
+
+/// [`check_at`] with an alternative value per channel.
+pub fn check_at_lanes(
+    program: &ctm_frontend::tast::Program,
+    kernel: &Kernel,
+    args: &KernelArgs,
+    tol: f32,
+    level: OptLevel,
+    alternative: LaneAlternative,
+) -> Result<DppRun, String> {
     let want = run_kernel(program, kernel, args, &RunOptions::default())
         .map_err(|e| format!("reference: {e}"))?;
     let p =
@@ -285,7 +302,7 @@ pub fn check_at(
                     out.data.read(i as i64, j as i64),
                 );
                 for ch in 0..c {
-                    let alt = alternative(&out.name, i, j);
+                    let alt = alternative(&out.name, i, j, ch);
                     if !close(g[ch], r[ch]) && !alt.is_some_and(|a| close(g[ch], a)) {
                         return Err(format!(
                             "{} ({i},{j}).{ch}: got {} want {}\n{}",

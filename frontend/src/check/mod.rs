@@ -12,13 +12,15 @@
 //! 3. check each body ([`body`], [`expr`], [`call`], [`stmt`]); `const`
 //!    items are checked and folded on first use ([`consteval`]), which
 //!    also finds cycles;
-//! 4. whole-program rules: recursion ([`recursion`]), definite assignment of
+//! 4. whole-program rules: recursion ([`recursion`]), call depth and
+//!    inlined size ([`limits`]), definite assignment of
 //!    outputs ([`outputs`]), target rules and limits ([`target`]).
 
 mod body;
 mod call;
 mod consteval;
 mod expr;
+pub mod limits;
 mod outputs;
 mod recursion;
 mod stmt;
@@ -47,6 +49,9 @@ pub fn check(file: &ast::File, options: &CheckOptions) -> (Option<tast::Program>
     checker.resolve_signatures();
     let program = checker.check_bodies();
     recursion::check(&program, &mut checker.diags);
+    if !checker.diags.iter().any(|d| d.code == Code::Recursion) {
+        limits::check(&program, options.target, &mut checker.diags);
+    }
     for kernel in &program.kernels {
         // An output whose assignment failed to check would be reported
         // again as unassigned: skip kernels that did not check completely.

@@ -192,7 +192,7 @@ impl<'a> Machine<'a> {
         self.stack[self.base + local.index()] = v;
     }
 
-    /// One step (a statement or a loop iteration).
+    /// One step (a statement, a loop iteration or a helper call).
     #[inline]
     fn step(&mut self) -> Flow<()> {
         self.steps += 1;
@@ -464,6 +464,12 @@ impl<'a> Machine<'a> {
             }
         }
         self.counts.bump(OpKind::Call);
+        // A call is a step too: helpers whose bodies are one expression
+        // would otherwise call each other 2^n times without one (issue 13).
+        if let Err(e) = self.step() {
+            self.stack.truncate(args_at);
+            return Err(e);
+        }
         let frame = self.stack.len();
         self.stack.resize(frame + f.locals.len(), Value::Unit);
         for (k, p) in f.params.iter().enumerate() {

@@ -28,7 +28,8 @@ use verify::VerifyError;
 /// Limits of a run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Statements and loop iterations one element may execute before the
+    /// Statements, loop iterations and helper calls one element may
+    /// execute before the
     /// run stops with [`RuntimeError::StepLimit`].
     pub max_steps_per_element: u64,
 }

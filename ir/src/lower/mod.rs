@@ -118,7 +118,37 @@ fn local_types(locals: &[tast::Local]) -> Vec<Ty> {
 
 /// Lowers a checked kernel of `program` to a module (not yet optimised or
 /// verified).
+///
+/// Runs on a thread with a [`LOWER_STACK_BYTES`] stack: lowering recurses
+/// once per expression level and per inlined call, which the front end
+/// bounds (`MAX_NESTING` per body, `MAX_CALL_DEPTH` calls), but beyond what
+/// a main thread's 8 MiB hold (issue 13).
 pub fn lower_kernel(program: &Program, kernel: &tast::Kernel) -> Module {
+    on_deep_stack(|| lower_kernel_here(program, kernel))
+}
+
+/// Stack of the lowering thread (virtual memory: only touched pages
+/// count).
+pub const LOWER_STACK_BYTES: usize = 256 << 20;
+
+/// Runs `f` on a thread with a [`LOWER_STACK_BYTES`] stack (or here, if
+/// the thread cannot be made).
+pub(crate) fn on_deep_stack<T: Send>(f: impl Fn() -> T + Sync) -> T {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("ctm-lower".into())
+            .stack_size(LOWER_STACK_BYTES)
+            .spawn_scoped(scope, &f);
+        match spawned.map(|h| h.join()) {
+            Ok(Ok(r)) => r,
+            // A panic in lowering is a compiler bug: pass it on unchanged.
+            Ok(Err(payload)) => std::panic::resume_unwind(payload),
+            Err(_) => f(),
+        }
+    })
+}
+
+fn lower_kernel_here(program: &Program, kernel: &tast::Kernel) -> Module {
     let params = params_of(kernel);
     let mut l = Lowerer::new(program, Module::new(kernel.name.clone(), params));
     let root = l.m.root;

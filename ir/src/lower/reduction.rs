@@ -63,7 +63,12 @@ pub fn pass_layout(width: usize, height: usize) -> Option<PassLayout> {
 /// The pass kernel of `reduction`, reading an input stream of type
 /// `input` (the first pass reads the user's stream; later passes read the
 /// previous pass's `f32`/`vec2`/`vec4` output).
+/// Runs on a deep stack, like [`super::lower_kernel`].
 pub fn lower_reduction_pass(program: &Program, reduction: &Reduction, input: StreamType) -> Module {
+    super::on_deep_stack(|| lower_pass_here(program, reduction, input))
+}
+
+fn lower_pass_here(program: &Program, reduction: &Reduction, input: StreamType) -> Module {
     let ty = Ty::from_type(reduction.ty).unwrap_or(Ty::F32);
     let out = match reduction.ty {
         Type::Vec2 => OutputType::Vec2,

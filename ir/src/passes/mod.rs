@@ -12,7 +12,7 @@ pub mod unroll;
 
 use crate::cost::CostModel;
 use crate::graph::Module;
-use crate::verify::{self, VerifyErrors};
+use crate::verify::{self, Verified, VerifyErrors};
 
 /// Optimisation level (`-O0`, `-O1`, `-O2`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Default)]
@@ -142,4 +142,41 @@ pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
         }
     }
     Ok(())
+}
+
+/// Why [`pipeline`] failed: the verifier's errors after a stage (a
+/// compiler bug).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the IR failed verification after {stage}: {errors}")]
+pub struct PipelineError {
+    /// The stage: `lowering` or `optimisation` (or a pass's name when
+    /// every pass is verified).
+    pub stage: String,
+    /// The verifier's errors.
+    pub errors: VerifyErrors,
+}
+
+/// The IR pipeline, defined once for the driver, the code generators'
+/// tests and the benches: verify the lowered module, optimise it at
+/// `level` with the target's `cost` model (verifying after every pass in
+/// debug builds), and verify the result. What it returns is exactly what
+/// a target's code generator receives, and what `--emit ir` prints.
+///
+/// # Errors
+/// [`PipelineError`] naming the stage after which verification failed.
+pub fn pipeline(
+    module: Module,
+    level: OptLevel,
+    cost: &dyn CostModel,
+) -> Result<Verified, PipelineError> {
+    let failed = |stage: &str, errors: VerifyErrors| PipelineError {
+        stage: stage.to_string(),
+        errors,
+    };
+    verify::check(&module, "lowering").map_err(|e| failed("lowering", e))?;
+    let mut module = module;
+    let mut options = Options::new(level);
+    options.cost = cost;
+    optimize(&mut module, &options).map_err(|e| failed("optimisation", e))?;
+    verify::verify(module, "optimisation").map_err(|e| failed("optimisation", e))
 }

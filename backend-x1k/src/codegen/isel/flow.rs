@@ -19,6 +19,7 @@ use super::{BoolVal, Selector, Val};
 use crate::abi::IntSource;
 use crate::codegen::CodegenError;
 use crate::codegen::mir::{LoopCount, Node, Operand, RegClass, Src, Unit, VReg};
+use ctm_frontend::Code;
 use ctm_frontend::value::Value as Constant;
 use ctm_ir::fasthash::FastSet as HashSet;
 use ctm_ir::graph::{Module, NodeId, Value};
@@ -310,8 +311,34 @@ impl Selector<'_> {
             phis.push(Some((phi, ty)));
             args.push(phi_val(phi, ty));
         }
-        self.parallel_copy(init_copies, Coalesce::No)?;
         let (kept, counter) = loop_conjuncts(m, n, &t);
+        // A loop with more trips than one hardware loop counts runs as
+        // nested REPs (`split_levels`); a register `cont` carries the
+        // continue test out of the inner loops.
+        let levels = match (&counter, t.info.max_trips) {
+            (None, Some(trips)) if i64::from(trips) > MAX_REP_COUNT => split_levels(i64::from(
+                trips,
+            ))
+            .ok_or_else(|| CodegenError::Limit {
+                code: Code::X1kLoopTooLong,
+                kernel: m.name.clone(),
+                message: format!(
+                    "a loop of `{}` runs {trips} times; the x1k counts at most {MAX_SPLIT_TRIPS} \
+                         iterations of one loop (three nested 8-bit loop counters, CTM §3.5.4)",
+                    m.name
+                ),
+            })?,
+            _ => Vec::new(),
+        };
+        let split = !levels.is_empty();
+        let cont = split.then(|| {
+            let class = self.phi_class(1);
+            self.mir.new_vreg(1, class)
+        });
+        if let Some(c) = cont {
+            init_copies.push((c, Val::scalar(1.0)));
+        }
+        self.parallel_copy(init_copies, Coalesce::No)?;
         let count = match &counter {
             Some((start, end)) => {
                 let count = match (start, end) {
@@ -322,6 +349,7 @@ impl Selector<'_> {
                 };
                 (count, start.clone())
             }
+            None if split => (IntSource::Const(MAX_REP_COUNT as i32), IntSource::Const(0)),
             None => {
                 let trips = t.info.max_trips.unwrap_or(255).min(255) as i32;
                 (IntSource::Const(trips), IntSource::Const(0))
@@ -335,7 +363,8 @@ impl Selector<'_> {
             Some(a) => self.consts.int_const(count.0, a.init, a.step)?,
             None => self.consts.int_const(count.0, count.1, 1)?,
         };
-        self.loop_depth += 1;
+        let extra_levels = levels.len().saturating_sub(1) as u32;
+        self.loop_depth += 1 + extra_levels;
         self.max_loop_depth = self.max_loop_depth.max(self.loop_depth);
         let saved_frames = std::mem::replace(&mut self.frames_in_loop, 0);
         // Conjuncts whose break may happen as soon as they are computed.
@@ -343,7 +372,7 @@ impl Selector<'_> {
         let live = &self.live.values;
         let early: Vec<bool> = kept
             .iter()
-            .map(|&c| !effects && early_exit_ok(m, n, &t, c, &|v| live.contains(&v)))
+            .map(|&c| !split && !effects && early_exit_ok(m, n, &t, c, &|v| live.contains(&v)))
             .collect();
         let body_nodes = self.nested(|s| {
             for (i, a) in args.iter().enumerate() {
@@ -379,32 +408,69 @@ impl Selector<'_> {
                     Some(t) => BoolVal::And(Box::new(t), Box::new(b)),
                 });
             }
-            let brk = match test {
-                Some(b) => Some(s.branch_cond(b)?),
-                None => None,
-            };
             let mut copies = Vec::new();
+            let brk = match (test, cont) {
+                (Some(b), Some(c)) => {
+                    // Split loop: `cont` keeps the test for the outer
+                    // loops; the break tests it after the copies.
+                    let v = s.bool_value(b, false)?;
+                    copies.push((c, v));
+                    None
+                }
+                (None, Some(_)) => {
+                    return Err(CodegenError::internal(
+                        "split-loop",
+                        "a loop over 255 trips without a continue test".to_string(),
+                    ));
+                }
+                (Some(b), None) => Some(s.branch_cond(b)?),
+                (None, None) => None,
+            };
             for (k, p) in phis.iter().enumerate() {
                 if let Some((reg, _)) = p {
                     copies.push((*reg, s.get(results[k + 1])?));
                 }
             }
             s.parallel_copy(copies, Coalesce::Yes)?;
+            let brk = match cont {
+                Some(c) => Some(s.branch_cond(BoolVal::Value(Val::reg(c, 1)))?),
+                None => brk,
+            };
             if let Some((cond, inv)) = brk {
                 s.push_node(Node::Break { cond, invert: !inv });
             }
             Ok(())
         })?;
         self.frames_in_loop = saved_frames;
-        self.loop_depth -= 1;
-        self.push_node(Node::Loop {
+        self.loop_depth -= 1 + extra_levels;
+        let mut node = Node::Loop {
             count: if is_loop {
                 LoopCount::Loop(int_const)
             } else {
                 LoopCount::Rep(int_const)
             },
             body: body_nodes,
-        });
+        };
+        // Outer levels of a split loop: run the inner one, stop once its
+        // continue test failed.
+        if let Some(c) = cont {
+            for &trips in &levels[1..] {
+                let ic = self
+                    .consts
+                    .int_const(IntSource::Const(trips), IntSource::Const(0), 1)?;
+                let body = self.nested(|s| {
+                    s.push_node(node);
+                    let (cond, inv) = s.branch_cond(BoolVal::Value(Val::reg(c, 1)))?;
+                    s.push_node(Node::Break { cond, invert: !inv });
+                    Ok(())
+                })?;
+                node = Node::Loop {
+                    count: LoopCount::Rep(ic),
+                    body,
+                };
+            }
+        }
+        self.push_node(node);
         for (k, p) in phis.iter().enumerate() {
             let v = match p {
                 Some((reg, ty)) => phi_val(*reg, *ty),
@@ -423,6 +489,37 @@ impl Selector<'_> {
 enum Coalesce {
     Yes,
     No,
+}
+
+/// The most iterations one `REP`/`LOOP` counts: the integer constant's
+/// count is 8 bits (CTM §3.5.4; `x1k-encoding.md` §6, `docs/abi-x1k.md` §3).
+pub(super) const MAX_REP_COUNT: i64 = 255;
+
+/// The most iterations of one loop: three nested `REP`s. The counter is
+/// an f32 (exact below 2^24 = 16,777,216), and 255^3 = 16,581,375 stays
+/// below that.
+pub const MAX_SPLIT_TRIPS: i64 = MAX_REP_COUNT * MAX_REP_COUNT * MAX_REP_COUNT;
+
+/// The counts of the nested `REP`s running `trips` iterations, innermost
+/// first: every inner level counts 255, the outermost enough to reach
+/// `trips`; `None` past [`MAX_SPLIT_TRIPS`].
+fn split_levels(trips: i64) -> Option<Vec<i32>> {
+    if trips > MAX_SPLIT_TRIPS {
+        return None;
+    }
+    let mut levels = vec![MAX_REP_COUNT as i32];
+    let mut covered = MAX_REP_COUNT;
+    while covered < trips {
+        let outer = (trips + covered - 1) / covered;
+        if outer <= MAX_REP_COUNT {
+            levels.push(outer as i32);
+            covered *= outer;
+        } else {
+            levels.push(MAX_REP_COUNT as i32);
+            covered *= MAX_REP_COUNT;
+        }
+    }
+    Some(levels)
 }
 
 /// The value a phi holds.
@@ -455,6 +552,14 @@ pub(super) fn loop_conjuncts(
                     .and_then(|k| bound_source(m, inputs[k as usize]));
                 let end = bound_source(m, end_arg);
                 match (start, end) {
+                    // More trips than one loop counts (CTM §3.5.4: an 8-bit
+                    // count): the test stays and the loop is split
+                    // (`Selector::theta`).
+                    (Some(IntSource::Const(s)), Some(IntSource::Const(e)))
+                        if i64::from(e) - i64::from(s) > MAX_REP_COUNT =>
+                    {
+                        kept.push(c)
+                    }
                     (Some(s), Some(e)) => counter = Some((s, e)),
                     _ => kept.push(c),
                 }

@@ -46,30 +46,16 @@ use super::enums::{AlphaOp, Channel, RgbOp};
 pub(crate) const IDENTITY_DST_SWIZZLE: [Channel; 4] =
     [Channel::R, Channel::G, Channel::B, Channel::A];
 
-/// Number of inputs an RGB op reads (CTM §3.3.4; MDH/MDV per AMD: A·B + C).
+/// Number of inputs an RGB op reads (the opcode table, [`RgbOp::arity`]).
 pub fn rgb_arity(op: RgbOp) -> usize {
-    match op {
-        RgbOp::Sop => 0,
-        RgbOp::Frc => 1,
-        RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::Min | RgbOp::Max => 2,
-        RgbOp::Mad | RgbOp::D2a | RgbOp::Cnd | RgbOp::Cmp | RgbOp::Mdh | RgbOp::Mdv => 3,
-    }
+    op.arity()
 }
 
-/// Number of inputs an alpha op reads. DP counts 2: its A/B selects feed the
-/// fourth component of an RGB DP4 (CTM §3.3.3).
+/// Number of alpha inputs printed for an alpha op: the inputs it reads
+/// ([`AlphaOp::arity`]), but DP counts 2: its A/B selects feed the fourth
+/// component of an RGB DP4 (CTM §3.3.3).
 pub fn alpha_arity(op: AlphaOp) -> usize {
-    match op {
-        AlphaOp::Frc
-        | AlphaOp::Ex2
-        | AlphaOp::Ln2
-        | AlphaOp::Rcp
-        | AlphaOp::Rsq
-        | AlphaOp::Sin
-        | AlphaOp::Cos => 1,
-        AlphaOp::Dp | AlphaOp::Min | AlphaOp::Max => 2,
-        AlphaOp::Mad | AlphaOp::Cnd | AlphaOp::Cmp | AlphaOp::Mdh | AlphaOp::Mdv => 3,
-    }
+    if op == AlphaOp::Dp { 2 } else { op.arity() }
 }
 
 /// The common `JUMP_FUNC` values of CTM §3.5.3, by name.

@@ -7,6 +7,7 @@
 //! CTM library's loader did, while the instructions themselves are read
 //! from GPU memory through the MC at `start_program`.
 
+use ctm_backend_x1k::elf::ProgInfo;
 use ctm_backend_x1k::isa::encode::BYTES_PER_SLOT;
 use ctm_backend_x1k::isa::program_regs::{
     FgDepthSrcReg, ProgramRegister, RegisterDecodeError, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg,
@@ -17,38 +18,9 @@ use ctm_backend_x1k::isa::{IntConstId, MAX_SLOTS};
 use super::params::{InputId, OutputId};
 use crate::x1k::interface::Program;
 
-/// Words in `dpp_proginfo`: Reserved, FG_DEPTH_SRC, US_CONFIG, US_PIXSIZE,
-/// US_FC_CTRL, US_CODE_ADDR, US_CODE_RANGE, two fixed reserved words,
-/// eighteen zero reserved words, INSTR_CNT (CTM §4.1.4 table, counted row by
-/// row: 1 + 6 + 2 + 18 + 1). `x1k-encoding.md` §10.1 says "0 × 20"; the
-/// guide's table has 18 zero rows, and the guide wins.
-pub const PROGINFO_WORDS: usize = 28;
-
-/// Index of each `dpp_proginfo` word.
-pub mod proginfo_word {
-    /// Reserved, must be 0x00000001.
-    pub const RESERVED_0: usize = 0;
-    /// `FG_DEPTH_SRC`.
-    pub const FG_DEPTH_SRC: usize = 1;
-    /// `US_CONFIG`.
-    pub const US_CONFIG: usize = 2;
-    /// `US_PIXSIZE`.
-    pub const US_PIXSIZE: usize = 3;
-    /// `US_FC_CTRL`.
-    pub const US_FC_CTRL: usize = 4;
-    /// `US_CODE_ADDR`.
-    pub const US_CODE_ADDR: usize = 5;
-    /// `US_CODE_RANGE`.
-    pub const US_CODE_RANGE: usize = 6;
-    /// Reserved, must be 0x000000C0.
-    pub const RESERVED_C0: usize = 7;
-    /// Reserved, must be 0x00020000.
-    pub const RESERVED_20000: usize = 8;
-    /// First of the eighteen zero words (9..=26).
-    pub const FIRST_ZERO: usize = 9;
-    /// `INSTR_CNT`.
-    pub const INSTR_CNT: usize = 27;
-}
+/// The `dpp_proginfo` layout (CTM §4.1.4): defined once, by the backend's
+/// ELF module, which writes and reads it.
+pub use ctm_backend_x1k::elf::{PROGINFO_WORDS, proginfo_word};
 
 /// Why a `dpp_proginfo` does not load.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
@@ -121,21 +93,19 @@ impl ProgramInfo {
         self.instr_cnt.saturating_sub(1) << 16
     }
 
-    /// The 28 words of the note's descriptor.
+    /// The 28 words of the note's descriptor (the backend's layout,
+    /// [`ProgInfo::to_words`]).
     pub fn to_words(&self) -> [u32; PROGINFO_WORDS] {
-        use proginfo_word as w;
-        let mut words = [0u32; PROGINFO_WORDS];
-        words[w::RESERVED_0] = 1;
-        words[w::FG_DEPTH_SRC] = self.fg_depth_src.encode();
-        words[w::US_CONFIG] = self.us_config.encode();
-        words[w::US_PIXSIZE] = self.us_pixsize.encode();
-        words[w::US_FC_CTRL] = self.us_fc_ctrl.encode();
-        words[w::US_CODE_ADDR] = self.us_code_addr.encode();
-        words[w::US_CODE_RANGE] = self.us_code_range();
-        words[w::RESERVED_C0] = 0xC0;
-        words[w::RESERVED_20000] = 0x0002_0000;
-        words[w::INSTR_CNT] = self.instr_cnt;
-        words
+        ProgInfo {
+            fg_depth_src: self.fg_depth_src.encode(),
+            us_config: self.us_config.encode(),
+            us_pixsize: self.us_pixsize.encode(),
+            us_fc_ctrl: self.us_fc_ctrl.encode(),
+            us_code_addr: self.us_code_addr.encode(),
+            us_code_range: self.us_code_range(),
+            instr_cnt: self.instr_cnt,
+        }
+        .to_words()
     }
 
     /// Decode and check the 28 descriptor words.
@@ -146,15 +116,7 @@ impl ProgramInfo {
     /// `US_CODE_ADDR` inconsistent with `INSTR_CNT`.
     pub fn from_words(words: &[u32; PROGINFO_WORDS]) -> Result<Self, ProgInfoError> {
         use proginfo_word as w;
-        let fixed = [
-            (w::RESERVED_0, 1),
-            (w::RESERVED_C0, 0xC0),
-            (w::RESERVED_20000, 0x0002_0000),
-        ];
-        for (word, expected) in fixed
-            .into_iter()
-            .chain((w::FIRST_ZERO..w::INSTR_CNT).map(|k| (k, 0)))
-        {
+        for (word, expected) in ProgInfo::reserved_words() {
             if words[word] != expected {
                 return Err(ProgInfoError::Reserved {
                     word,

@@ -28,7 +28,7 @@ use ctm_backend_x1k::isa::InputModifier;
 
 use super::fp::{self, STANDARD_NAN};
 use super::state::MAX_GROUP_SIZE;
-use super::transcendental::Transcendental;
+use super::transcendental::{Eval, Transcendental};
 
 /// The select ops, which return an input's bits (CTM §3.3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,14 +1,15 @@
 //! Decode-once preparation: the [`Program`]'s instructions are turned into
 //! [`Slot`]s that carry what execution needs precomputed (which source
-//! channels each ALU instruction reads, output-modifier scales, the
+//! channels each ALU instruction reads — from the ISA's opcode table —,
+//! output-modifier scales, the
 //! transcendental, co-issue), and every rule that depends only on one
 //! instruction is checked here (CTM §3.3.4 pairing, §3.3.5 `OMOD_DISABLED`,
 //! §3.3.8 UMRT masks, §3.4.2 acquire-without-wait). A slot that breaks one
 //! becomes [`Slot::Invalid`]; the fault is raised only if the slot executes.
 
 use ctm_backend_x1k::isa::{
-    AlphaOp, AluInst, AluWrites, FcInst, InputSelect, Inst, OutputModifier, PresubOp, RgbOp,
-    Swizzle, TexInst, UmrtTarget,
+    self, AlphaOp, AluInst, AluWrites, FcInst, InputSelect, Inst, OpClass, OutputModifier,
+    PresubOp, RgbOp, Swizzle, TexInst, UmrtTarget,
 };
 
 use super::fault::FaultKind;
@@ -86,42 +87,6 @@ pub(crate) struct Plan {
     pub program_fault: Option<(u16, FaultKind)>,
 }
 
-/// RGB inputs read by `op`: per input, the channel mask (bit i = channel i).
-fn rgb_input_channels(op: RgbOp) -> [u8; 3] {
-    match op {
-        RgbOp::Mad | RgbOp::Cnd | RgbOp::Cmp | RgbOp::Mdh | RgbOp::Mdv => [7, 7, 7],
-        RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::Min | RgbOp::Max => [7, 7, 0],
-        // D2A: A.r·B.r + A.g·B.g + C.b (CTM §3.3.4).
-        RgbOp::D2a => [3, 3, 4],
-        RgbOp::Frc => [7, 0, 0],
-        RgbOp::Sop => [0, 0, 0],
-    }
-}
-
-/// Alpha inputs read by `alpha` (given the RGB op, for DP4's fourth
-/// component, CTM §3.3.3).
-fn alpha_inputs_read(alpha: AlphaOp, rgb: RgbOp) -> [bool; 3] {
-    let own = match alpha {
-        AlphaOp::Mad | AlphaOp::Cnd | AlphaOp::Cmp | AlphaOp::Mdh | AlphaOp::Mdv => {
-            [true, true, true]
-        }
-        AlphaOp::Min | AlphaOp::Max => [true, true, false],
-        AlphaOp::Frc
-        | AlphaOp::Ex2
-        | AlphaOp::Ln2
-        | AlphaOp::Rcp
-        | AlphaOp::Rsq
-        | AlphaOp::Sin
-        | AlphaOp::Cos => [true, false, false],
-        AlphaOp::Dp => [false, false, false],
-    };
-    if rgb == RgbOp::Dp4 {
-        [true, true, own[2]]
-    } else {
-        own
-    }
-}
-
 /// The channel a swizzle reads (`None` for the constants 0, ½, 1);
 /// `Err` for the undefined code 7.
 fn swizzle_channel(s: Swizzle) -> Result<Option<usize>, FaultKind> {
@@ -145,46 +110,35 @@ fn need(src_need: &mut [u8; 3], srcp_need: &mut u8, sel: InputSelect, ch: usize)
     }
 }
 
-fn is_select_op_rgb(op: RgbOp) -> bool {
-    matches!(op, RgbOp::Min | RgbOp::Max | RgbOp::Cnd | RgbOp::Cmp)
-}
-
-fn is_select_op_alpha(op: AlphaOp) -> bool {
-    matches!(
-        op,
-        AlphaOp::Min | AlphaOp::Max | AlphaOp::Cnd | AlphaOp::Cmp
-    )
-}
-
 /// Prepare one ALU/OUT instruction, checking its single-instruction rules.
 fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
     let (rgb, alpha) = (&inst.rgb, &inst.alpha);
     // MDH/MDV are not in the CTM guide (x1k-encoding §14 item 14).
-    if matches!(rgb.op, RgbOp::Mdh | RgbOp::Mdv) {
+    if rgb.op.class() == OpClass::Derivative {
         return Err(FaultKind::UnsupportedOp(rgb.op.mnemonic()));
     }
-    if matches!(alpha.op, AlphaOp::Mdh | AlphaOp::Mdv) {
+    if alpha.op.class() == OpClass::Derivative {
         return Err(FaultKind::UnsupportedOp(alpha.op.mnemonic()));
     }
     // CTM §3.3.5: OMOD_DISABLED only with MIN, MAX, CND, CMP.
-    if rgb.omod == OutputModifier::Disabled && !is_select_op_rgb(rgb.op) {
+    if rgb.omod == OutputModifier::Disabled && rgb.op.class() != OpClass::Select {
         return Err(FaultKind::OmodDisabledRgb(rgb.op));
     }
-    if alpha.omod == OutputModifier::Disabled && !is_select_op_alpha(alpha.op) {
+    if alpha.omod == OutputModifier::Disabled && alpha.op.class() != OpClass::Select {
         return Err(FaultKind::OmodDisabledAlpha(alpha.op));
     }
     // CTM §3.3.4: SOP needs a transcendental alpha op, DP a dot-product RGB op.
-    let transcendental = Transcendental::of(alpha.op);
+    let transcendental = alpha.op.transcendental();
     if rgb.op == RgbOp::Sop && transcendental.is_none() {
         return Err(FaultKind::SopWithoutTranscendental(alpha.op));
     }
-    if alpha.op == AlphaOp::Dp && !matches!(rgb.op, RgbOp::Dp3 | RgbOp::Dp4 | RgbOp::D2a) {
+    if alpha.op == AlphaOp::Dp && rgb.op.class() != OpClass::Dot {
         return Err(FaultKind::DpWithoutDotProduct(rgb.op));
     }
 
     let mut src_need = [0u8; 3];
     let mut srcp_need = 0u8;
-    for (input, channels) in rgb.inputs.iter().zip(rgb_input_channels(rgb.op)) {
+    for (input, channels) in rgb.inputs.iter().zip(rgb.op.reads()) {
         for (i, swz) in input.swizzle.iter().enumerate() {
             if channels & (1 << i) != 0
                 && let Some(ch) = swizzle_channel(*swz)?
@@ -193,7 +147,11 @@ fn prepare_alu(inst: &AluInst, uncached: bool) -> Result<AluPlan, FaultKind> {
             }
         }
     }
-    for (input, read) in alpha.inputs.iter().zip(alpha_inputs_read(alpha.op, rgb.op)) {
+    for (input, read) in alpha
+        .inputs
+        .iter()
+        .zip(isa::alpha_inputs_read(alpha.op, rgb.op))
+    {
         if read && let Some(ch) = swizzle_channel(input.swizzle)? {
             need(&mut src_need, &mut srcp_need, input.sel, ch);
         }

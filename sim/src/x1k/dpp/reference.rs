@@ -15,6 +15,7 @@ use super::fp;
 use super::prepare::AluPlan;
 use super::sources::{Sources, check_tex_ready, relative};
 use super::state::{Group, LaneMask};
+use super::transcendental::Eval;
 use super::writes::{compare_mask, predicate_mask, write_predicates, write_umrt};
 
 /// Execute one ALU/OUT instruction for the group, lane by lane.

@@ -41,20 +41,9 @@ pub(crate) fn texel_index(v: f32, size: u32, unscaled: bool) -> u32 {
 }
 
 /// Which source channels (bit mask over R, G, B, A of the source register)
-/// the op reads, through the S, T, R, Q swizzle.
+/// the op reads: the ISA's opcode table (`TexInst::coordinate_channels`).
 fn coordinate_channels(tex: &TexInst) -> u8 {
-    let s = tex.src.swizzle;
-    let bit = |c: Channel| 1u8 << c.code();
-    match tex.op {
-        TexOp::Nop => 0,
-        // KILL ignores the swizzle and examines the channels enabled by the
-        // write masks (CTM §3.4.1).
-        TexOp::TexKill => {
-            tex.rgb_write_mask.bits() as u8 | ((tex.alpha_write_mask.bit() as u8) << 3)
-        }
-        TexOp::Ld | TexOp::LdUncached | TexOp::Dxdy { .. } => bit(s[0]) | bit(s[1]),
-        TexOp::Proj | TexOp::LodBias | TexOp::Lod => bit(s[0]) | bit(s[1]) | bit(s[3]),
-    }
+    tex.coordinate_channels()
 }
 
 /// Check the reads of `reg`'s channels `mask`: texture results must be

@@ -12,45 +12,21 @@
 //! output modifier is applied. Special inputs follow the table of CTM
 //! §3.6.3, including RSQ(-0) = +inf (IEEE would give -inf).
 
-use ctm_backend_x1k::isa::AlphaOp;
-
 use super::fp::flush;
 
-/// A transcendental op (the alpha ops that RGB SOP may copy).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transcendental {
-    /// 2^A.
-    Ex2,
-    /// log2(A).
-    Ln2,
-    /// 1/A.
-    Rcp,
-    /// 1/sqrt(A).
-    Rsq,
-    /// sin(2πA).
-    Sin,
-    /// cos(2πA).
-    Cos,
-}
+pub use ctm_backend_x1k::isa::Transcendental;
 
-impl Transcendental {
-    /// The transcendental an alpha op is, if any.
-    pub const fn of(op: AlphaOp) -> Option<Self> {
-        match op {
-            AlphaOp::Ex2 => Some(Transcendental::Ex2),
-            AlphaOp::Ln2 => Some(Transcendental::Ln2),
-            AlphaOp::Rcp => Some(Transcendental::Rcp),
-            AlphaOp::Rsq => Some(Transcendental::Rsq),
-            AlphaOp::Sin => Some(Transcendental::Sin),
-            AlphaOp::Cos => Some(Transcendental::Cos),
-            _ => None,
-        }
-    }
-
+/// The simulator's evaluation of the ISA's [`Transcendental`] ops (the
+/// opcode table says which alpha op is which transcendental).
+pub(crate) trait Eval {
     /// The op's value for input `a`, as the f32 the unit produces (before
     /// the output modifier).
+    fn eval(self, a: f32) -> f32;
+}
+
+impl Eval for Transcendental {
     #[inline]
-    pub fn eval(self, a: f32) -> f32 {
+    fn eval(self, a: f32) -> f32 {
         let x = flush(a);
         let r: f64 = match self {
             Transcendental::Ex2 => f64::from(x).exp2(),

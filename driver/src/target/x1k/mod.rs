@@ -1,0 +1,300 @@
+//! The X1K target: code generation through `ctm-backend-x1k`, launches on
+//! the simulated CTM device ([`launch`]), what runs report ([`profile`]),
+//! and bare runs of any machine code on the processor array ([`raw`]),
+//! behind the driver's [`MachineTarget`] interface.
+//!
+//! The backend and the simulator (`ctm-sim`) are used through their public
+//! APIs only; `docs/cli.md` says what each command does with them.
+
+pub mod launch;
+pub mod profile;
+pub mod raw;
+
+use crate::simulate::SimulateOptions;
+use crate::target::entry::{Interface, entry_of};
+use crate::target::{
+    CodegenFailure, ElfEntry, InternalError, Launch, LaunchError, MachineProgram, MachineTarget,
+    Measured, RawError, RawOutcome, RawRun, Session,
+};
+use ctm_backend_x1k::abi::{Bindings, IntSource};
+use ctm_backend_x1k::codegen::{self, CodegenError, cost::X1kCost};
+use ctm_backend_x1k::validate::ValidProgram;
+use ctm_frontend::Target;
+use ctm_frontend::data::StreamData;
+use ctm_frontend::diag::Diagnostic;
+use ctm_ir::cost::CostModel;
+use ctm_ir::verify::Verified;
+use ctm_sim::x1k::dpp::DppOptions;
+use profile::{LaunchStats, TraceBuilder};
+use serde_json::{Map, Value};
+use std::any::Any;
+
+/// `e_machine` of an X1K (R5xx) executable, `EM_ATI_R5XX`.
+pub const EM_X1K: u16 = ctm_backend_x1k::elf::EM_ATI_R5XX;
+
+/// The X1K target object.
+pub struct X1kTarget;
+
+/// The X1K, as [`crate::target::machine`] gives it.
+pub static X1K: X1kTarget = X1kTarget;
+
+/// A validated X1K program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct X1kProgram {
+    program: ValidProgram,
+}
+
+impl X1kProgram {
+    /// The backend's program.
+    pub fn program(&self) -> &ctm_backend_x1k::Program {
+        self.program.program()
+    }
+}
+
+/// A code generator's error as the driver reports it.
+fn failure(e: CodegenError) -> CodegenFailure {
+    match e {
+        CodegenError::Limit {
+            code,
+            kernel,
+            message,
+        } => CodegenFailure::Limit(Box::new(
+            Diagnostic::new(code, ctm_frontend::Span::default(), message)
+                .with_label(format!("`{kernel}` does not fit the x1k"))
+                .with_help("simplify the kernel or split it into several, or use --target r700"),
+        )),
+        CodegenError::Internal { rule, detail } => {
+            CodegenFailure::Internal(InternalError::Codegen {
+                target: Target::X1k,
+                rule: rule.into_owned(),
+                detail,
+            })
+        }
+        CodegenError::Verify(errors) => CodegenFailure::Internal(InternalError::IrVerify {
+            stage: "x1k code generation".into(),
+            errors,
+        }),
+    }
+}
+
+/// The loop-bound uniforms a loop recipe names.
+fn loop_uniforms<'b>(s: &'b IntSource, out: &mut Vec<&'b str>) {
+    match s {
+        IntSource::Const(_) => {}
+        IntSource::Uniform(name) => out.push(name),
+        IntSource::UniformRange(a, b) => {
+            loop_uniforms(a, out);
+            loop_uniforms(b, out);
+        }
+    }
+}
+
+/// The parameters the bindings note names (`docs/abi-x1k.md` §3): float
+/// uniforms, boolean uniforms, then the `i32` loop bounds the note names
+/// only in its loop recipes.
+pub fn interface(b: &Bindings) -> Interface {
+    let mut uniforms: Vec<(String, String)> = b
+        .uniforms
+        .iter()
+        .map(|u| (u.param.clone(), u.ty.clone()))
+        .collect();
+    uniforms.extend(
+        b.bool_uniforms
+            .iter()
+            .map(|u| (u.param.clone(), "bool".to_string())),
+    );
+    let mut bounds = Vec::new();
+    for ic in &b.int_constants {
+        loop_uniforms(&ic.count, &mut bounds);
+        loop_uniforms(&ic.init, &mut bounds);
+    }
+    for name in bounds {
+        let known =
+            uniforms.iter().any(|(u, _)| u == name) || b.inputs.iter().any(|i| i.param == name);
+        if !known {
+            uniforms.push((name.to_string(), "i32".to_string()));
+        }
+    }
+    Interface {
+        kernel: b.kernel.clone(),
+        inputs: b
+            .inputs
+            .iter()
+            .map(|i| (i.param.clone(), i.format.clone()))
+            .collect(),
+        uniforms,
+        outputs: b
+            .outputs
+            .iter()
+            .map(|o| (o.param.clone(), o.format.clone()))
+            .collect(),
+        scatter: b.scatter.clone(),
+    }
+}
+
+impl MachineProgram for X1kProgram {
+    fn target(&self) -> Target {
+        Target::X1k
+    }
+
+    fn kernel(&self) -> &str {
+        &self.program.bindings.kernel
+    }
+
+    fn elf(&self) -> Vec<u8> {
+        ctm_backend_x1k::elf::write(&self.program)
+    }
+
+    fn listing(&self) -> Result<String, InternalError> {
+        ctm_backend_x1k::elf::listing::listing_elf(&self.elf()).map_err(|e| {
+            InternalError::ElfReadBack {
+                target: Target::X1k,
+                kernel: self.kernel().to_string(),
+                detail: e.to_string(),
+            }
+        })
+    }
+
+    fn static_metrics(&self) -> Map<String, Value> {
+        match serde_json::to_value(ctm_backend_x1k::stats::static_metrics(&self.program)) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+
+    fn entry(&self) -> Result<ElfEntry, String> {
+        entry_of(&interface(&self.program.bindings))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl MachineTarget for X1kTarget {
+    fn target(&self) -> Target {
+        Target::X1k
+    }
+
+    fn elf_machine(&self) -> u16 {
+        EM_X1K
+    }
+
+    fn cost_model(&self) -> &'static dyn CostModel {
+        &X1kCost
+    }
+
+    fn compile(&self, ir: &Verified) -> Result<Box<dyn MachineProgram>, CodegenFailure> {
+        let program = codegen::compile(ir, &codegen::Options::default()).map_err(failure)?;
+        Ok(Box::new(X1kProgram { program }))
+    }
+
+    fn read_elf(&self, bytes: &[u8]) -> Result<Box<dyn MachineProgram>, String> {
+        // The container, the hardware rules, the notes and the bindings
+        // against the code (`validate::load_elf`), then the proof.
+        let program = ctm_backend_x1k::validate::load_elf(bytes).map_err(|e| e.to_string())?;
+        let program = ValidProgram::new(program).map_err(|violations| {
+            let mut text = format!("its code breaks {} hardware rule(s):", violations.len());
+            for v in violations.iter().take(10) {
+                text.push_str(&format!("\n  {v}"));
+            }
+            text
+        })?;
+        Ok(Box::new(X1kProgram { program }))
+    }
+
+    fn listing_elf(&self, bytes: &[u8]) -> Result<String, String> {
+        ctm_backend_x1k::elf::listing::listing_elf(bytes).map_err(|e| e.to_string())
+    }
+
+    fn listing_raw(&self, bytes: &[u8]) -> Result<String, String> {
+        ctm_backend_x1k::elf::listing::listing_bin(bytes)
+            .map_err(|e| format!("{e} (an x1k instruction slot is 6 words, 24 bytes)"))
+    }
+
+    fn constant_slots(&self) -> u32 {
+        256
+    }
+
+    fn max_raw_elements(&self) -> u32 {
+        raw::MAX_ELEMENTS
+    }
+
+    fn run_raw(&self, name: &str, bytes: &[u8], run: &RawRun) -> Result<RawOutcome, RawError> {
+        let program = if bytes.starts_with(b"\x7fELF") {
+            raw::from_elf(name, bytes)
+        } else {
+            raw::from_words(name, bytes)
+        }?;
+        let outcome = raw::run_raw(&program, run)?;
+        Ok(RawOutcome {
+            name: program.name,
+            outputs: raw::outputs_json(&outcome.results),
+            stats: outcome.stats,
+        })
+    }
+
+    fn session(&self, options: &SimulateOptions) -> Box<dyn Session> {
+        Box::new(X1kSession {
+            options: options.models.x1k.clone(),
+            launches: Vec::new(),
+            trace: TraceBuilder::new(),
+        })
+    }
+}
+
+/// Launches on one simulated CTM device.
+struct X1kSession {
+    options: DppOptions,
+    launches: Vec<LaunchStats>,
+    trace: TraceBuilder,
+}
+
+impl Session for X1kSession {
+    fn launch(
+        &mut self,
+        program: &dyn MachineProgram,
+        launch: &Launch<'_>,
+    ) -> Result<Vec<(String, StreamData)>, LaunchError> {
+        let Some(program) = program.as_any().downcast_ref::<X1kProgram>() else {
+            return Err(InternalError::Driver(format!(
+                "a {} program launched on the x1k",
+                program.target()
+            ))
+            .into());
+        };
+        let program = program.program();
+        let image = launch::program_image(program)?;
+        let run = launch::launch(program, image, launch, &self.options)?;
+        let label = if self.launches.is_empty() {
+            program.bindings.kernel.clone()
+        } else {
+            format!(
+                "{} (launch {})",
+                program.bindings.kernel,
+                self.launches.len() + 1
+            )
+        };
+        self.trace.launch(
+            &label,
+            run.record.stats.cycles,
+            run.record.stats.elements,
+            &run.record.batches,
+        );
+        self.launches.push(LaunchStats {
+            dpp: run.record.stats,
+            perf: run.perf,
+        });
+        Ok(run.outputs)
+    }
+
+    fn finish(self: Box<Self>, entry: &str, passes: Option<u32>) -> Measured {
+        let stats = profile::stats(entry, &self.launches, passes);
+        let (trace_tracks, trace) = self.trace.finish();
+        Measured {
+            stats,
+            trace,
+            trace_tracks,
+        }
+    }
+}

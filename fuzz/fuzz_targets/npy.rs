@@ -1,0 +1,7 @@
+//! cargo-fuzz target `npy`: see `harness::npy` and `docs/fuzzing.md`.
+#![no_main]
+
+#[path = "../harness/mod.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::npy(data));
