@@ -1,12 +1,23 @@
 //! `ctm-backend-r700`: the R700 (Radeon HD 4000, VLIW5) backend.
 //!
-//! It owns the R700 instruction set ([`isa`]: one definition of every
-//! microcode field, used by the encoder, decoder and disassembler, and by
-//! the simulator) and the hardware validator ([`validate`]: the manual's
-//! scheduling, clause and CF rules on a decoded program), and will own
-//! instruction selection, bundle scheduling with bank swizzles, register
-//! allocation, clause formation and the ELF image. See
-//! `docs/architecture.md`, `docs/isa-r700.md` and `docs/validator-r700.md`.
+//! Without the `codegen` feature it is what the simulator needs: the
+//! instruction set ([`isa`]: one definition of every microcode field, used
+//! by the encoder, decoder and disassembler), the hardware validator
+//! ([`validate`]), the ABI bindings ([`abi`]), the CAL ELF image ([`elf`])
+//! and static metrics ([`stats`]). With it, [`codegen`] compiles verified
+//! IR: instruction selection, bundle scheduling with bank swizzles,
+//! register allocation, clauses and the CF program. See
+//! `docs/architecture.md`, `docs/isa-r700.md`, `docs/validator-r700.md`
+//! and `docs/abi-r700.md`.
 
+pub mod abi;
+pub mod elf;
+mod executable;
 pub mod isa;
+pub mod stats;
 pub mod validate;
+
+#[cfg(feature = "codegen")]
+pub mod codegen;
+
+pub use executable::{Executable, Resources};

@@ -7,5 +7,8 @@
 //!
 //! - [`x1k`]: the CTM device (command processor, memory controller,
 //!   conditional unit) and the X1K data-parallel processor array.
+//! - [`r700`]: the R700 (RV770-class) chip: wavefronts, CF program and
+//!   stack, ALU/fetch clauses, exports, a cycle model.
 
+pub mod r700;
 pub mod x1k;

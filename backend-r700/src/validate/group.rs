@@ -507,16 +507,20 @@ fn check_group(
             _ => {}
         }
     }
-    // Predicates and kills.
-    let updaters = group
-        .insts
-        .iter()
-        .filter(|i| match &i.form {
-            AluForm::Op2(f) => f.update_pred || f.update_exec_mask,
-            AluForm::Op3(_) => false,
-        })
-        .count();
-    let pred_sets = group.insts.iter().filter(|i| is_pred_set(i)).count();
+    // Predicates and kills. A two-slot PRED_SET*_64 is one instruction
+    // in two slots (§4.12 L2085): its slots count once per pair.
+    let pair = |i: &&AluInst| i.unit_class() == UnitClass::DoublePair;
+    let updates = |i: &&AluInst| match &i.form {
+        AluForm::Op2(f) => f.update_pred || f.update_exec_mask,
+        AluForm::Op3(_) => false,
+    };
+    let count = |f: &dyn Fn(&&AluInst) -> bool| {
+        let single = group.insts.iter().filter(|i| !pair(i) && f(i)).count();
+        let paired = group.insts.iter().filter(|i| pair(i) && f(i)).count();
+        single + paired.div_ceil(2)
+    };
+    let updaters = count(&updates);
+    let pred_sets = count(&|i| is_pred_set(i));
     let kills = group.insts.iter().filter(|i| is_kill(i)).count();
     let stray = group.insts.iter().any(|i| {
         !is_pred_set(i) && matches!(&i.form, AluForm::Op2(f) if f.update_pred || f.update_exec_mask)
@@ -581,7 +585,7 @@ fn omod(inst: &AluInst) -> Option<crate::isa::Omod> {
 type GprKey = (u32, Index);
 
 /// The manual's read-port checker (L1639-1744, R16-R20).
-fn check_ports(
+pub(super) fn check_ports(
     group: &AluGroup,
     units: &[Option<Unit>],
     at: &dyn Fn(Option<usize>) -> Loc,

@@ -79,3 +79,20 @@ pub fn validate_with(program: &Program, config: &Config) -> Result<(), Vec<Viola
     out.dedup_by(|a, b| a.loc == b.loc && a.rule == b.rule);
     if out.is_empty() { Ok(()) } else { Err(out) }
 }
+
+/// The read-port rules of one ALU group alone (`gpr-read-port`,
+/// `cfile-ports`, `trans-bank-swizzle`, `trans-constant-cycle`; manual
+/// §4.7.4-4.7.9), with the units assigned as [`Config::default`] does. The
+/// code generator's bank-swizzle search asks this for each candidate, so
+/// the search and the validator cannot disagree.
+pub fn group_port_violations(group: &crate::isa::AluGroup) -> Vec<Violation> {
+    let units = crate::isa::assign_units(&group.insts, PreferVector::Yes);
+    let mut out = Vec::new();
+    let at = |slot: Option<usize>| Loc::Alu {
+        clause: 0,
+        group: 0,
+        slot,
+    };
+    group::check_ports(group, &units, &at, &mut out);
+    out
+}

@@ -1,0 +1,637 @@
+//! Clauses and the CF program: scheduled, allocated segments become ALU
+//! clauses (with literals, bank swizzles found by the search, groups split
+//! where no swizzle exists), fetches become TEX clauses, and structured
+//! control flow becomes CF instructions (manual chapter 3):
+//!
+//! * `if`: the clause computing the mask is `ALU_PUSH_BEFORE` (its last
+//!   group holds `PRED_SETNE_INT c, 0` with UPDATE_EXEC_MASK), then
+//!   `JUMP` to the `ELSE` (or to the `POP` without an else part), the taken
+//!   part, `ELSE` jumping to the `POP`, the other part, `POP pop:1`
+//!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end);
+//! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
+//!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
+//!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
+//!   leaves, `LOOP_BREAK`, `POP pop:1`, `LOOP_END` back to the body — the
+//!   shape LLVM 14 emits (§3.7.3); the trip count is a run-time value;
+//! * exports last: `EXPORT` per output, `EXPORT_DONE` with
+//!   `END_OF_PROGRAM` on the last one (§3.1 L711, L795-797), or a CF `NOP`
+//!   with END_OF_PROGRAM when there is none; scatter writes are
+//!   `MEM_EXPORT` (ABI §3.4);
+//! * ALU clauses hold at most 128 slots, literals included (Table 3.2,
+//!   L816), and are not split between a `MOVA_INT` and its relative reads
+//!   (§4.6.1); TEX clauses hold at most 8 fetches (Table 3.2 L817);
+//! * the layout is the manual's: CF program, ALU clauses, TEX clauses
+//!   (L502-508), each TEX clause at an even qword;
+//! * every CF instruction has BARRIER set (results of one clause are read
+//!   by the next);
+//! * STACK_SIZE: the deepest nesting in entries, with subentries (one per
+//!   `ALU_PUSH_BEFORE`) four to an entry at wavefront width 64 (§3.6.5
+//!   L1060-1085).
+
+use smallvec::SmallVec;
+
+use super::CodegenError;
+use super::mir::{AluOp, Item, Opc, Role, Src};
+use super::regalloc::{Allocation, SItem};
+use super::sched::{Channels, Slot, assign_bank_swizzles};
+use crate::isa::{
+    AluClause, AluClauseAddr, AluDst, AluForm, AluGroup, AluInst, AluSlotCount, AluSrc, AluSrcSel,
+    ArrayBase, ArraySize, BurstCount, CfAllocIo, CfAlu, CfAluOp, CfExport, CfExportOp, CfFlags,
+    CfGeneral, CfInst, CfMem, CfMemOp, CfOp, Chan, Clause, CompMask, CoordType, ExportType,
+    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, Program,
+    SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
+};
+
+/// ALU clause size limit in slots (Table 3.2, L816).
+pub const MAX_ALU_SLOTS: usize = 128;
+/// TEX clause size limit (Table 3.2 L817-818; the manual's 8, digest R34).
+pub const MAX_FETCHES: usize = 8;
+
+enum Pending {
+    Alu(AluClause),
+    Tex(Vec<TexInst>),
+}
+
+struct Emitter<'a> {
+    alloc: &'a Allocation,
+    chans: &'a Channels,
+    cf: Vec<CfInst>,
+    clauses: Vec<(usize, Pending)>,
+    depth_entries: u32,
+    depth_subs: u32,
+    stack: u32,
+    tex_run: Option<usize>,
+}
+
+fn chan(c: u8) -> Chan {
+    match c & 3 {
+        0 => Chan::X,
+        1 => Chan::Y,
+        2 => Chan::Z,
+        _ => Chan::W,
+    }
+}
+
+fn gpr(g: u8) -> Gpr {
+    Gpr::new(u32::from(g)).unwrap_or_default()
+}
+
+fn flags() -> CfFlags {
+    CfFlags {
+        barrier: true,
+        ..CfFlags::default()
+    }
+}
+
+fn general(op: CfOp, addr: u32, pop: u32) -> CfInst {
+    let mut g = CfGeneral::new(op);
+    g.addr = addr;
+    g.pop_count = PopCount::new(pop).unwrap_or_default();
+    g.flags = flags();
+    CfInst::Cf(g)
+}
+
+impl Emitter<'_> {
+    fn reg(&self, v: super::mir::VReg) -> (Gpr, Chan) {
+        (
+            gpr(self.alloc.gpr[v.0 as usize].unwrap_or(0)),
+            chan(self.chans.chan[v.0 as usize].unwrap_or(0)),
+        )
+    }
+
+    fn note_stack(&mut self) {
+        let d = self.depth_entries + self.depth_subs.div_ceil(4);
+        self.stack = self.stack.max(d);
+    }
+
+    fn inst(&self, op: &AluOp, slot: Slot, lits: &[u32]) -> AluInst {
+        let mut srcs: SmallVec<[AluSrc; 3]> = SmallVec::new();
+        let mut abs = [false; 2];
+        let mut rel = false;
+        for (k, o) in op.srcs.iter().enumerate() {
+            let mut s = match o.src {
+                Src::Reg(v) => {
+                    let (g, c) = self.reg(v);
+                    AluSrc::new(AluSrcSel::Gpr(g), c)
+                }
+                Src::Const { elem, chan: c } => AluSrc::new(AluSrcSel::Cfile(elem), chan(c)),
+                Src::ConstRel { base, chan: c } => {
+                    rel = true;
+                    let mut s = AluSrc::new(AluSrcSel::Cfile(base), chan(c));
+                    s.rel = true;
+                    s
+                }
+                Src::Lit(x) => {
+                    let i = lits.iter().position(|&l| l == x).unwrap_or(0);
+                    AluSrc::new(AluSrcSel::Literal, chan(i as u8))
+                }
+                Src::Inline(c) => AluSrc::new(AluSrcSel::Inline(c), Chan::X),
+            };
+            s.neg = o.neg;
+            if k < 2 {
+                abs[k] = o.abs;
+            }
+            srcs.push(s);
+        }
+        let unused = AluSrc::new(AluSrcSel::Gpr(Gpr::default()), Chan::X);
+        let (dg, dc, writes) = match op.dst {
+            Some(d) => {
+                let (g, c) = self.reg(d);
+                (g, c, true)
+            }
+            None => (
+                Gpr::default(),
+                match slot {
+                    Slot::Vec(c) => chan(c),
+                    Slot::Trans => Chan::X,
+                },
+                false,
+            ),
+        };
+        let dst = AluDst {
+            gpr: dg,
+            rel: false,
+            chan: dc,
+        };
+        let mut inst = match op.opc {
+            Opc::Op2(o) => {
+                let mut i = AluInst::op2(
+                    o,
+                    dst,
+                    [
+                        srcs.first().copied().unwrap_or(unused),
+                        srcs.get(1).copied().unwrap_or(unused),
+                    ],
+                );
+                if let AluForm::Op2(f) = &mut i.form {
+                    f.abs = abs;
+                    f.write_mask = writes;
+                    if op.role == Role::Predicate {
+                        f.update_exec_mask = true;
+                        f.update_pred = true;
+                    }
+                }
+                i
+            }
+            Opc::Op3(o) => AluInst::op3(
+                o,
+                dst,
+                [
+                    srcs.first().copied().unwrap_or(unused),
+                    srcs.get(1).copied().unwrap_or(unused),
+                    srcs.get(2).copied().unwrap_or(unused),
+                ],
+            ),
+        };
+        inst.clamp = op.clamp;
+        if rel {
+            inst.index_mode = IndexMode::ArX;
+        }
+        inst
+    }
+
+    /// The isa group of `members` of segment ops.
+    fn group(&self, ops: &[AluOp], members: &[(usize, Slot)]) -> AluGroup {
+        let mut lits: SmallVec<[u32; 4]> = SmallVec::new();
+        for &(i, _) in members {
+            for o in &ops[i].srcs {
+                if let Src::Lit(x) = o.src
+                    && !lits.contains(&x)
+                {
+                    lits.push(x);
+                }
+            }
+        }
+        let insts: Vec<AluInst> = members
+            .iter()
+            .map(|&(i, s)| self.inst(&ops[i], s, &lits))
+            .collect();
+        AluGroup::with_literals(&insts, &lits)
+    }
+
+    /// Physical (GPR, element) pairs an op reads and writes.
+    fn phys_reads(&self, op: &AluOp) -> SmallVec<[(u8, u8); 3]> {
+        op.srcs
+            .iter()
+            .filter_map(|s| s.vreg())
+            .map(|v| {
+                (
+                    self.alloc.gpr[v.0 as usize].unwrap_or(0),
+                    self.chans.chan[v.0 as usize].unwrap_or(0),
+                )
+            })
+            .collect()
+    }
+
+    fn phys_write(&self, op: &AluOp) -> Option<(u8, u8)> {
+        op.dst.map(|v| {
+            (
+                self.alloc.gpr[v.0 as usize].unwrap_or(0),
+                self.chans.chan[v.0 as usize].unwrap_or(0),
+            )
+        })
+    }
+
+    /// The segment's groups with registers and swizzles; a group with no
+    /// legal swizzle assignment is split (an op that reads nothing the
+    /// rest of the group writes moves to a new group right after).
+    fn groups(
+        &self,
+        ops: &[AluOp],
+        groups: &[super::sched::Group],
+    ) -> Result<Vec<(AluGroup, bool, bool)>, CodegenError> {
+        let mut out = Vec::new();
+        let mut work: Vec<SmallVec<[(usize, Slot); 5]>> = groups.iter().rev().cloned().collect();
+        while let Some(members) = work.pop() {
+            let mut g = self.group(ops, &members);
+            if assign_bank_swizzles(&mut g) {
+                let mova = members.iter().any(|&(i, _)| ops[i].role == Role::Mova);
+                let rel = members.iter().any(|&(i, _)| {
+                    ops[i]
+                        .srcs
+                        .iter()
+                        .any(|s| matches!(s.src, Src::ConstRel { .. }))
+                });
+                out.push((g, mova, rel));
+                continue;
+            }
+            let closing = members
+                .iter()
+                .position(|&(i, _)| matches!(ops[i].role, Role::Predicate | Role::Kill));
+            let movable = |k: usize| {
+                let (i, _) = members[k];
+                let reads = self.phys_reads(&ops[i]);
+                members.iter().enumerate().all(|(m, &(j, _))| {
+                    m == k || self.phys_write(&ops[j]).is_none_or(|w| !reads.contains(&w))
+                })
+            };
+            let hoistable = |k: usize| {
+                let (i, _) = members[k];
+                ops[i].role == Role::Plain
+                    && self.phys_write(&ops[i]).is_none_or(|w| {
+                        members
+                            .iter()
+                            .enumerate()
+                            .all(|(m, &(j, _))| m == k || !self.phys_reads(&ops[j]).contains(&w))
+                    })
+            };
+            let later = match closing {
+                Some(k) => movable(k).then_some(k),
+                None => (0..members.len()).rev().find(|&k| movable(k)),
+            };
+            let earlier = (0..members.len()).rev().find(|&k| hoistable(k));
+            if members.len() > 1
+                && let Some(k) = later
+            {
+                let mut rest = members.clone();
+                let moved = rest.remove(k);
+                work.push(smallvec::smallvec![moved]);
+                work.push(rest);
+            } else if members.len() > 1
+                && let Some(k) = earlier
+            {
+                let mut rest = members.clone();
+                let moved = rest.remove(k);
+                work.push(rest);
+                work.push(smallvec::smallvec![moved]);
+            } else {
+                return Err(CodegenError::internal(
+                    "gpr-read-port",
+                    format!(
+                        "no bank swizzle assignment for a group and no way to split it:\n{}",
+                        g.insts
+                            .iter()
+                            .map(|i| crate::isa::format_alu(i, None))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    fn items(&mut self, items: &[SItem]) -> Result<(), CodegenError> {
+        for it in items {
+            match it {
+                SItem::Seg(seg) => {
+                    self.tex_run = None;
+                    let push = seg.ops.last().is_some_and(|o| o.role == Role::Predicate);
+                    let groups = self.groups(&seg.ops, &seg.groups)?;
+                    // AR is live at boundary b when a relative read at or
+                    // after b follows a MOVA before b.
+                    let n = groups.len();
+                    let mut live = vec![false; n + 1];
+                    let mut pending = false;
+                    for (b, (_, mova, rel)) in groups.iter().enumerate() {
+                        if *mova {
+                            pending = false;
+                        }
+                        live[b] = pending;
+                        if *mova {
+                            pending = true;
+                        }
+                        let _ = rel;
+                    }
+                    // pending only matters if a rel read follows: recompute
+                    // exactly from the back.
+                    let mut rel_after = false;
+                    for b in (0..n).rev() {
+                        if groups[b].2 {
+                            rel_after = true;
+                        }
+                        if groups[b].1 {
+                            // boundaries after this MOVA up to the last rel
+                            // read are live; before it, not (for this MOVA).
+                            rel_after = false;
+                        }
+                        live[b] = live[b] && rel_after;
+                    }
+                    let mut start = 0;
+                    while start < n {
+                        let mut end = start;
+                        let mut slots = 0;
+                        while end < n && slots + groups[end].0.slots() <= MAX_ALU_SLOTS {
+                            slots += groups[end].0.slots();
+                            end += 1;
+                        }
+                        if end < n {
+                            while end > start + 1 && live[end] {
+                                end -= 1;
+                            }
+                        }
+                        let clause = AluClause {
+                            groups: groups[start..end].iter().map(|g| g.0.clone()).collect(),
+                        };
+                        let last = end == n;
+                        let op = if last && push {
+                            CfAluOp::AluPushBefore
+                        } else {
+                            CfAluOp::Alu
+                        };
+                        let idx = self.cf.len();
+                        self.cf.push(CfInst::Alu(CfAlu {
+                            op,
+                            addr: AluClauseAddr::default(),
+                            count: AluSlotCount::ONE,
+                            kcache: [Kcache::default(); 2],
+                            alt_const: false,
+                            whole_quad_mode: false,
+                            barrier: true,
+                        }));
+                        self.clauses.push((idx, Pending::Alu(clause)));
+                        start = end;
+                    }
+                }
+                SItem::Other(Item::Fetch(f)) => {
+                    let (cg, _) = self.reg(f.coord[0]);
+                    let (_, cx) = self.reg(f.coord[0]);
+                    let (_, cy) = self.reg(f.coord[1]);
+                    let mut dst_gpr = Gpr::default();
+                    let mut dst_sel = [Sel::Mask; 4];
+                    for (k, d) in f.dst.iter().enumerate() {
+                        if let Some(v) = d {
+                            let (g, c) = self.reg(*v);
+                            dst_gpr = g;
+                            dst_sel[c.index()] = [Sel::X, Sel::Y, Sel::Z, Sel::W][k];
+                        }
+                    }
+                    let tsel = |c: Chan| match c {
+                        Chan::X => TexSrcSel::X,
+                        Chan::Y => TexSrcSel::Y,
+                        Chan::Z => TexSrcSel::Z,
+                        Chan::W => TexSrcSel::W,
+                    };
+                    let inst = TexInst {
+                        op: TexOp::Sample,
+                        bc_frac_mode: false,
+                        fetch_whole_quad: false,
+                        resource_id: f.resource,
+                        src_gpr: cg,
+                        src_rel: false,
+                        alt_const: false,
+                        dst_gpr,
+                        dst_rel: false,
+                        dst_sel,
+                        lod_bias: LodBias::default(),
+                        coord_type: [
+                            CoordType::Unnormalized,
+                            CoordType::Unnormalized,
+                            CoordType::Normalized,
+                            CoordType::Normalized,
+                        ],
+                        offset: [TexOffset::default(); 3],
+                        sampler_id: SamplerId::new(u32::from(f.resource)).unwrap_or_default(),
+                        src_sel: [tsel(cx), tsel(cy), TexSrcSel::Zero, TexSrcSel::Zero],
+                    };
+                    // Consecutive fetches share a clause, up to the limit —
+                    // unless one reads what an earlier one of the run wrote.
+                    let joined = match self.tex_run {
+                        Some(ci) => {
+                            if let Some((_, Pending::Tex(v))) = self.clauses.get_mut(ci)
+                                && v.len() < MAX_FETCHES
+                                && v.iter().all(|t| t.dst_gpr != cg)
+                            {
+                                v.push(inst);
+                                true
+                            } else {
+                                false
+                            }
+                        }
+                        None => false,
+                    };
+                    if !joined {
+                        let idx = self.cf.len();
+                        self.cf.push(general(CfOp::Tex, 0, 0));
+                        self.clauses.push((idx, Pending::Tex(vec![inst])));
+                        self.tex_run = Some(self.clauses.len() - 1);
+                    }
+                }
+                SItem::Other(Item::Export { base, lanes }) => {
+                    self.tex_run = None;
+                    let mut g = Gpr::default();
+                    let mut swz = [Sel::Zero; 4];
+                    for (k, l) in lanes.iter().enumerate() {
+                        if let Some(v) = l {
+                            let (rg, c) = self.reg(*v);
+                            g = rg;
+                            swz[k] = [Sel::X, Sel::Y, Sel::Z, Sel::W][c.index()];
+                        }
+                    }
+                    self.cf.push(CfInst::Export(CfExport {
+                        op: CfExportOp::Export,
+                        export_type: ExportType::Pixel,
+                        swizzle: swz,
+                        io: CfAllocIo {
+                            array_base: ArrayBase::new(*base).unwrap_or_default(),
+                            rw_gpr: g,
+                            burst_count: BurstCount::ONE,
+                            flags: flags(),
+                            ..CfAllocIo::default()
+                        },
+                    }));
+                }
+                SItem::Other(Item::MemExport { value, index }) => {
+                    self.tex_run = None;
+                    let (vg, _) = self.reg(*value);
+                    let (ig, _) = self.reg(*index);
+                    self.cf.push(CfInst::Mem(CfMem {
+                        op: CfMemOp::MemExport,
+                        access: MemAccess::WriteInd,
+                        array_size: ArraySize::default(),
+                        comp_mask: CompMask::new(1).unwrap_or_default(),
+                        io: CfAllocIo {
+                            array_base: ArrayBase::default(),
+                            rw_gpr: vg,
+                            index_gpr: ig,
+                            burst_count: BurstCount::ONE,
+                            flags: flags(),
+                            ..CfAllocIo::default()
+                        },
+                    }));
+                }
+                SItem::Other(_) => {}
+                SItem::If(then, els) => {
+                    self.tex_run = None;
+                    self.depth_subs += 1;
+                    self.note_stack();
+                    let jump = self.cf.len();
+                    self.cf.push(general(CfOp::Jump, 0, 0));
+                    self.items(then)?;
+                    self.tex_run = None;
+                    let mut else_at = None;
+                    if !els.is_empty() {
+                        else_at = Some(self.cf.len());
+                        self.cf.push(general(CfOp::Else, 0, 0));
+                        self.items(els)?;
+                        self.tex_run = None;
+                    }
+                    let pop = self.cf.len();
+                    self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
+                    set_addr(&mut self.cf[jump], else_at.unwrap_or(pop) as u32);
+                    if let Some(e) = else_at {
+                        set_addr(&mut self.cf[e], pop as u32);
+                    }
+                    self.depth_subs -= 1;
+                }
+                SItem::Loop(body) => {
+                    self.tex_run = None;
+                    self.depth_entries += 1;
+                    let start = self.cf.len();
+                    self.cf.push(general(CfOp::LoopStartDx10, 0, 0));
+                    // The body's final ALU_PUSH_BEFORE pushes one subentry.
+                    self.depth_subs += 1;
+                    self.note_stack();
+                    self.items(body)?;
+                    self.depth_subs -= 1;
+                    self.tex_run = None;
+                    let jump = self.cf.len();
+                    self.cf.push(general(CfOp::Jump, 0, 1));
+                    let brk = self.cf.len();
+                    self.cf.push(general(CfOp::LoopBreak, 0, 0));
+                    let pop = self.cf.len();
+                    self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
+                    let end = self.cf.len();
+                    self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
+                    set_addr(&mut self.cf[start], end as u32 + 1);
+                    set_addr(&mut self.cf[jump], end as u32);
+                    set_addr(&mut self.cf[brk], end as u32);
+                    self.depth_entries -= 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn set_addr(inst: &mut CfInst, addr: u32) {
+    if let CfInst::Cf(g) = inst {
+        g.addr = addr;
+    }
+}
+
+/// Builds the program of the scheduled, allocated items. Returns the
+/// program and its STACK_SIZE.
+///
+/// # Errors
+/// An internal error when a group can be neither swizzled nor split.
+pub fn emit(
+    items: &[SItem],
+    alloc: &Allocation,
+    chans: &Channels,
+) -> Result<(Program, u32), CodegenError> {
+    let mut e = Emitter {
+        alloc,
+        chans,
+        cf: Vec::new(),
+        clauses: Vec::new(),
+        depth_entries: 0,
+        depth_subs: 0,
+        stack: 0,
+        tex_run: None,
+    };
+    e.items(items)?;
+    // The last export is EXPORT_DONE and ends the program.
+    let last_export = e.cf.iter().rposition(|c| matches!(c, CfInst::Export(_)));
+    if let Some(i) = last_export {
+        if let CfInst::Export(x) = &mut e.cf[i] {
+            x.op = CfExportOp::ExportDone;
+        }
+    }
+    let ends_here = match e.cf.last_mut() {
+        Some(CfInst::Export(x)) => {
+            x.io.flags.end_of_program = true;
+            true
+        }
+        Some(CfInst::Mem(m)) => {
+            m.io.flags.end_of_program = true;
+            true
+        }
+        _ => false,
+    };
+    if !ends_here {
+        let mut nop = CfGeneral::new(CfOp::Nop);
+        nop.flags = CfFlags {
+            end_of_program: true,
+            barrier: true,
+            ..CfFlags::default()
+        };
+        e.cf.push(CfInst::Cf(nop));
+    }
+    // Layout: CF program, ALU clauses, then TEX clauses at even qwords.
+    let mut program = Program {
+        cf: e.cf,
+        ..Program::default()
+    };
+    let mut at = program.cf.len() as u32;
+    let (alus, texs): (Vec<_>, Vec<_>) = e
+        .clauses
+        .into_iter()
+        .partition(|(_, p)| matches!(p, Pending::Alu(_)));
+    for (idx, p) in alus.into_iter().chain(texs) {
+        match p {
+            Pending::Alu(c) => {
+                let slots = c.slots() as u32;
+                if let CfInst::Alu(a) = &mut program.cf[idx] {
+                    a.addr = AluClauseAddr::new(at).unwrap_or_default();
+                    a.count = AluSlotCount::new(slots).unwrap_or(AluSlotCount::ONE);
+                }
+                program.clauses.insert(at, Clause::Alu(c));
+                at += slots;
+            }
+            Pending::Tex(v) => {
+                at += at % 2;
+                let n = v.len() as u32;
+                if let CfInst::Cf(g) = &mut program.cf[idx] {
+                    g.addr = at;
+                    g.count = FetchCount::new(n).unwrap_or(FetchCount::ONE);
+                }
+                program
+                    .clauses
+                    .insert(at, Clause::Fetch(FetchClause::Tex(v)));
+                at += 2 * n;
+            }
+        }
+    }
+    Ok((program, e.stack))
+}

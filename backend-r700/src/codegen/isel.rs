@@ -1,0 +1,906 @@
+//! Instruction selection: the verified graph IR to [`Mir`] (scalar R700
+//! ALU operations on virtual registers, fetches, exports, structured
+//! control flow).
+//!
+//! Choices, with the manual's sections:
+//! - float arithmetic uses the IEEE opcodes (`MUL_IEEE`, `MULADD_IEEE`,
+//!   `MIN_DX10`/`MAX_DX10`) because spec §7 forbids the legacy clamped
+//!   variants; comparisons use the `SET*_DX10` forms, whose result is an
+//!   integer (true = −1, false = 0), the representation of `bool` here;
+//! - `sin`/`cos`: the argument is reduced to turns in [−0.5, 0.5) as
+//!   `fract(x/2π + 0.5) − 0.5`, the convention LLVM 14 relies on for
+//!   R700 and the simulator implements; the manual says radians in
+//!   [−π, π] (L6900-6902, L3339-3341) — recorded as a disagreement in
+//!   `docs/backend-r700.md`;
+//! - division is `a · RECIP_IEEE(b)`, `pow` and friends were expanded by
+//!   the IR's lowering; integer multiply is `MULLO_INT` (Trans only,
+//!   Table 4.6); `f32 as i32` is `FLT_TO_INT` with explicit saturation and
+//!   NaN → 0 (the hardware keeps low-order bits, digest §3 FLT_TO_INT);
+//! - uniforms are read from the constant file (ABI §3.1), arrays indexed
+//!   at run time through `MOVA_INT` and AR-relative constant reads
+//!   (manual §4.6.1).
+
+use std::collections::HashMap;
+
+use ctm_frontend::Code;
+use ctm_frontend::tast::ParamKind;
+use ctm_frontend::types::{StreamType, Type};
+use ctm_frontend::value::Value as Constant;
+use ctm_ir::graph::{Module, RegionId, Value};
+use ctm_ir::op::{BinOp, CmpOp, LaneCond, Op, UnOp};
+use ctm_ir::types::Ty;
+use smallvec::{SmallVec, smallvec};
+
+use super::CodegenError;
+use super::mir::{AluOp, Block, Fetch, Item, Mir, Opc, Operand, Role, Src, VReg};
+use crate::isa::{InlineConst, Op2, Op3};
+
+/// The lanes of a value (empty for the state).
+pub type Lanes = SmallVec<[Operand; 4]>;
+
+/// Where each parameter went (the bindings, ABI §3).
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// First cb0 element of each uniform parameter.
+    pub uniform_base: Vec<Option<u32>>,
+    /// cb0 elements of each uniform parameter.
+    pub uniform_elems: Vec<u32>,
+    /// The element holding (W, H, 0, 0), if read.
+    pub domain: Option<u32>,
+    /// cb0 elements in use.
+    pub cb0_elements: u32,
+    /// Texture resource of each input parameter.
+    pub resource: Vec<Option<u32>>,
+    /// Export base of each output parameter.
+    pub export: Vec<Option<u32>>,
+    /// Scatter slot of each scatter parameter.
+    pub scatter: Vec<Option<u32>>,
+}
+
+/// The selector's state.
+pub struct Selector<'m> {
+    m: &'m Module,
+    mir: Mir,
+    layout: Layout,
+    values: HashMap<Value, Lanes>,
+    block: Block,
+    pos: [VReg; 2],
+    next_chan: u8,
+    domain_used: bool,
+    n_scatter: u32,
+}
+
+fn f(x: f32) -> Operand {
+    Operand::f32(x)
+}
+
+fn int(x: i32) -> Operand {
+    Operand::i32(x)
+}
+
+impl<'m> Selector<'m> {
+    /// Lays out the parameters of `m`.
+    pub fn new(m: &'m Module) -> Result<Self, CodegenError> {
+        let mut layout = Layout::default();
+        let mut elem = 0u32;
+        let (mut res, mut exp, mut sc) = (0u32, 0u32, 0u32);
+        for p in &m.params {
+            let (mut u, mut ue, mut r, mut e, mut s) = (None, 0, None, None, None);
+            match p.kind {
+                ParamKind::Uniform(t) => {
+                    u = Some(elem);
+                    ue = t.constant_slots();
+                    elem += ue;
+                }
+                ParamKind::Input(_) => {
+                    r = Some(res);
+                    res += 1;
+                }
+                ParamKind::Output(_) => {
+                    e = Some(exp);
+                    exp += 1;
+                }
+                ParamKind::Scatter => {
+                    s = Some(sc);
+                    sc += 1;
+                }
+            }
+            layout.uniform_base.push(u);
+            layout.uniform_elems.push(ue);
+            layout.resource.push(r);
+            layout.export.push(e);
+            layout.scatter.push(s);
+        }
+        let limit = |code: Code, what: &str, n: u32, max: u32| -> Result<(), CodegenError> {
+            if n > max {
+                Err(CodegenError::limit(
+                    code,
+                    &m.name,
+                    format!("`{}` uses {n} {what}; the r700 has {max}", m.name),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        limit(Code::TooManyInputs, "input streams", res, 16)?;
+        limit(Code::TooManyOutputs, "output streams", exp, 8)?;
+        // One element more for the domain, if needed (checked at the end).
+        limit(Code::TooManyConstants, "constant elements", elem, 256)?;
+        layout.domain = Some(elem);
+        layout.cb0_elements = elem;
+        let mut mir = Mir::default();
+        let pos = mir.new_tuple(&[0, 1]);
+        for v in &pos {
+            mir.regs[v.0 as usize].gpr = Some(0);
+        }
+        Ok(Selector {
+            m,
+            mir,
+            layout,
+            values: HashMap::new(),
+            block: Vec::new(),
+            pos: [pos[0], pos[1]],
+            next_chan: 0,
+            domain_used: false,
+            n_scatter: sc,
+        })
+    }
+
+    /// Selects the whole kernel.
+    pub fn run(mut self) -> Result<(Mir, Layout), CodegenError> {
+        let m = self.m;
+        let results = self.region(m.root, &[SmallVec::new()])?;
+        let outputs: Vec<usize> = m
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ParamKind::Output(_)))
+            .map(|(i, _)| i)
+            .collect();
+        if results.len() < outputs.len() + 2 {
+            return Err(CodegenError::internal(
+                "root-results",
+                "the root region has too few results",
+            ));
+        }
+        // discard: KILLNE_INT flag, 0 (manual KILLNE_INT; last group of its
+        // clause, §4.8 L1872).
+        let discarded = results[outputs.len()].first().copied();
+        match discarded.map(|d| d.src) {
+            None | Some(Src::Inline(InlineConst::Zero)) => {}
+            Some(_) => {
+                let d = discarded.unwrap_or(int(0));
+                let d = self.plain(d);
+                self.block.push(Item::Alu(AluOp {
+                    opc: Opc::Op2(Op2::KillneInt),
+                    dst: None,
+                    srcs: smallvec![d, int(0)],
+                    clamp: false,
+                    role: Role::Kill,
+                }));
+                self.mir.kills = true;
+            }
+        }
+        for (k, &p) in outputs.iter().enumerate() {
+            let lanes = results[k].clone();
+            let chans: Vec<u8> = (0..lanes.len() as u8).collect();
+            let tuple = self.mir.new_tuple(&chans);
+            let mut out = [None; 4];
+            for (i, (&l, &t)) in lanes.iter().zip(tuple.iter()).enumerate() {
+                self.emit(Opc::Op2(Op2::Mov), Some(t), &[l]);
+                out[i] = Some(t);
+            }
+            let base = self.layout.export[p].unwrap_or(0);
+            self.block.push(Item::Export { base, lanes: out });
+        }
+        if self.domain_used {
+            self.layout.cb0_elements += 1;
+            if self.layout.cb0_elements > 256 {
+                return Err(CodegenError::limit(
+                    Code::TooManyConstants,
+                    &m.name,
+                    format!(
+                        "`{}` needs {} constant elements; the r700 has 256",
+                        m.name, self.layout.cb0_elements
+                    ),
+                ));
+            }
+        } else {
+            self.layout.domain = None;
+        }
+        self.mir.body = std::mem::take(&mut self.block);
+        Ok((self.mir, self.layout))
+    }
+
+    fn chan(&mut self) -> u8 {
+        let c = self.next_chan;
+        self.next_chan = (c + 1) % 4;
+        c
+    }
+
+    /// Emits `opc dst, srcs` (a fresh register when `dst` is `None`).
+    fn emit(&mut self, opc: Opc, dst: Option<VReg>, srcs: &[Operand]) -> Operand {
+        let d = dst.unwrap_or_else(|| self.mir.new_reg());
+        let mut srcs: SmallVec<[Operand; 3]> = srcs.iter().copied().collect();
+        if matches!(opc, Opc::Op3(_)) {
+            // OP3 has no ABS (digest §2.4): materialise it.
+            for s in &mut srcs {
+                if s.abs {
+                    *s = self.emit(Opc::Op2(Op2::Mov), None, &[*s]);
+                }
+            }
+        }
+        self.block.push(Item::Alu(AluOp {
+            opc,
+            dst: Some(d),
+            srcs,
+            clamp: false,
+            role: Role::Plain,
+        }));
+        Operand::reg(d)
+    }
+
+    fn op2(&mut self, op: Op2, srcs: &[Operand]) -> Operand {
+        self.emit(Opc::Op2(op), None, srcs)
+    }
+
+    fn op3(&mut self, op: Op3, srcs: &[Operand]) -> Operand {
+        self.emit(Opc::Op3(op), None, srcs)
+    }
+
+    /// An operand without modifiers (integer instructions take none,
+    /// digest R14).
+    fn plain(&mut self, o: Operand) -> Operand {
+        if o.modified() {
+            self.op2(Op2::Mov, &[o])
+        } else {
+            o
+        }
+    }
+
+    fn lanes(&self, v: Value) -> Result<Lanes, CodegenError> {
+        self.values.get(&v).cloned().ok_or_else(|| {
+            CodegenError::internal("isel-order", format!("value {v:?} used before selected"))
+        })
+    }
+
+    fn scalar(&self, v: Value) -> Result<Operand, CodegenError> {
+        self.lanes(v)?.first().copied().ok_or_else(|| {
+            CodegenError::internal("isel-lanes", format!("value {v:?} has no lanes"))
+        })
+    }
+
+    /// Selects region `r` with `args`; returns its results' lanes.
+    fn region(&mut self, r: RegionId, args: &[Lanes]) -> Result<Vec<Lanes>, CodegenError> {
+        let m = self.m;
+        for (i, a) in args.iter().enumerate() {
+            self.values.insert(m.argument(r, i), a.clone());
+        }
+        let order = m
+            .topo_order(r)
+            .ok_or_else(|| CodegenError::internal("isel-cycle", "region has a cycle"))?;
+        for n in order {
+            self.node(n)?;
+        }
+        m.results(r).into_iter().map(|v| self.lanes(v)).collect()
+    }
+
+    fn node(&mut self, n: ctm_ir::graph::NodeId) -> Result<(), CodegenError> {
+        let m = self.m;
+        let node = m.node(n);
+        let ins = m.inputs(n);
+        let out = |port: usize| m.output(n, port);
+        let lanes: Lanes = match &node.op {
+            Op::Argument(_) | Op::Result(_) => return Ok(()),
+            Op::Const(c) => constant(c),
+            Op::Uniform(p) => {
+                let base = self.layout.uniform_base[p.index()].unwrap_or(0);
+                let ty = m.params[p.index()].kind;
+                match ty {
+                    ParamKind::Uniform(Type::Bool) => {
+                        let c = Operand::of(Src::Const {
+                            elem: base as u8,
+                            chan: 0,
+                        });
+                        smallvec![self.op2(Op2::SubInt, &[int(0), c])]
+                    }
+                    _ => {
+                        let w = node.outputs[0].width().unwrap_or(1);
+                        (0..w)
+                            .map(|c| {
+                                Operand::of(Src::Const {
+                                    elem: base as u8,
+                                    chan: c,
+                                })
+                            })
+                            .collect()
+                    }
+                }
+            }
+            Op::UniformElement(p) => {
+                let base = self.layout.uniform_base[p.index()].unwrap_or(0);
+                let count = self.layout.uniform_elems[p.index()].max(1);
+                let w = match node.outputs[0] {
+                    Ty::Float(w) => w,
+                    _ => 1,
+                };
+                let idx = self.scalar(ins[0])?;
+                match const_int(idx) {
+                    Some(k) => {
+                        let k = (k.max(0) as u32).min(count - 1);
+                        (0..w)
+                            .map(|c| {
+                                Operand::of(Src::Const {
+                                    elem: (base + k) as u8,
+                                    chan: c,
+                                })
+                            })
+                            .collect()
+                    }
+                    None => {
+                        let i = self.plain(idx);
+                        let lo = self.op2(Op2::MaxInt, &[i, int(0)]);
+                        let cl = self.op2(Op2::MinInt, &[lo, int(count as i32 - 1)]);
+                        self.block.push(Item::Alu(AluOp {
+                            opc: Opc::Op2(Op2::MovaInt),
+                            dst: None,
+                            srcs: smallvec![cl],
+                            clamp: false,
+                            role: Role::Mova,
+                        }));
+                        let mut l = Lanes::new();
+                        for c in 0..w {
+                            let s = Operand::of(Src::ConstRel {
+                                base: base as u8,
+                                chan: c,
+                            });
+                            l.push(self.op2(Op2::Mov, &[s]));
+                        }
+                        l
+                    }
+                }
+            }
+            Op::Input(p) => {
+                let (x, y) = (self.pos[0], self.pos[1]);
+                self.fetch(p.index(), [x, y])
+            }
+            Op::Gather(p) => {
+                let pos = self.lanes(ins[0])?;
+                let t = self.mir.new_tuple(&[0, 1]);
+                for k in 0..2 {
+                    let l = pos.get(k).copied().unwrap_or(f(0.0));
+                    self.emit(Opc::Op2(Op2::Mov), Some(t[k]), &[l]);
+                }
+                self.fetch(p.index(), [t[0], t[1]])
+            }
+            Op::Index => smallvec![Operand::reg(self.pos[0]), Operand::reg(self.pos[1])],
+            Op::Domain => {
+                self.domain_used = true;
+                let e = self.layout.domain.unwrap_or(0) as u8;
+                smallvec![
+                    Operand::of(Src::Const { elem: e, chan: 0 }),
+                    Operand::of(Src::Const { elem: e, chan: 1 })
+                ]
+            }
+            Op::Unary(u) => {
+                let a = self.lanes(ins[0])?;
+                let mut l = Lanes::new();
+                for x in a {
+                    l.push(self.unary(*u, x));
+                }
+                l
+            }
+            Op::Binary(b) => {
+                let (a, c) = (self.lanes(ins[0])?, self.lanes(ins[1])?);
+                let mut l = Lanes::new();
+                for (x, y) in a.into_iter().zip(c) {
+                    l.push(self.binary(*b, x, y)?);
+                }
+                l
+            }
+            Op::Mad => {
+                let (a, b, c) = (
+                    self.lanes(ins[0])?,
+                    self.lanes(ins[1])?,
+                    self.lanes(ins[2])?,
+                );
+                let mut l = Lanes::new();
+                for i in 0..a.len() {
+                    l.push(self.op3(Op3::MuladdIeee, &[a[i], b[i], c[i]]));
+                }
+                l
+            }
+            Op::Dot => {
+                let (a, b) = (self.lanes(ins[0])?, self.lanes(ins[1])?);
+                smallvec![self.dot(&a, &b)]
+            }
+            Op::Compare(c) => {
+                let (a, b) = (self.scalar(ins[0])?, self.scalar(ins[1])?);
+                let float = m.ty(ins[0]).is_float();
+                smallvec![self.compare(*c, a, b, float)]
+            }
+            Op::Select => {
+                let c = self.scalar(ins[0])?;
+                let (a, b) = (self.lanes(ins[1])?, self.lanes(ins[2])?);
+                match const_int(c) {
+                    Some(0) => b,
+                    Some(_) => a,
+                    None => {
+                        let c = self.plain(c);
+                        let mut l = Lanes::new();
+                        for (x, y) in a.into_iter().zip(b) {
+                            l.push(self.op3(Op3::CndeInt, &[c, y, x]));
+                        }
+                        l
+                    }
+                }
+            }
+            Op::LaneSelect(cond) => {
+                let (c, a, b) = (
+                    self.lanes(ins[0])?,
+                    self.lanes(ins[1])?,
+                    self.lanes(ins[2])?,
+                );
+                let op = match cond {
+                    LaneCond::Ge0 => Op3::Cndge,
+                    LaneCond::Gt0 => Op3::Cndgt,
+                    LaneCond::Eq0 => Op3::Cnde,
+                };
+                let mut l = Lanes::new();
+                for i in 0..c.len() {
+                    l.push(self.op3(op, &[c[i], a[i], b[i]]));
+                }
+                l
+            }
+            Op::Splat(k) => {
+                let a = self.scalar(ins[0])?;
+                (0..*k).map(|_| a).collect()
+            }
+            Op::Swizzle(s) => {
+                let a = self.lanes(ins[0])?;
+                s.lanes()
+                    .iter()
+                    .map(|&i| a.get(i as usize).copied().unwrap_or(f(0.0)))
+                    .collect()
+            }
+            Op::Construct => {
+                let mut l = Lanes::new();
+                for v in ins.iter() {
+                    l.extend(self.lanes(*v)?);
+                }
+                l
+            }
+            Op::Scatter(p) => {
+                let pos = self.lanes(ins[1])?;
+                let v = self.scalar(ins[2])?;
+                let slot = self.layout.scatter[p.index()].unwrap_or(0);
+                self.scatter(slot, &pos, v);
+                SmallVec::new()
+            }
+            Op::Gamma(g) => {
+                let g = *g;
+                self.gamma(n, g.branches, &ins)?;
+                return Ok(());
+            }
+            Op::Theta(t) => {
+                let t = *t;
+                self.theta(n, t.body, &ins)?;
+                return Ok(());
+            }
+        };
+        self.values.insert(out(0), lanes);
+        Ok(())
+    }
+
+    fn fetch(&mut self, param: usize, coord: [VReg; 2]) -> Lanes {
+        let width = match self.m.params[param].kind {
+            ParamKind::Input(StreamType::F32 | StreamType::U16) => 1,
+            ParamKind::Input(StreamType::Vec2) => 2,
+            _ => 4,
+        };
+        let chans: Vec<u8> = (0..width).collect();
+        let t = self.mir.new_tuple(&chans);
+        let mut dst = [None; 4];
+        for (k, &v) in t.iter().enumerate() {
+            dst[k] = Some(v);
+        }
+        self.block.push(Item::Fetch(Fetch {
+            resource: self.layout.resource[param].unwrap_or(0) as u8,
+            coord,
+            dst,
+        }));
+        t.iter().map(|&v| Operand::reg(v)).collect()
+    }
+
+    fn unary(&mut self, u: UnOp, x: Operand) -> Operand {
+        use UnOp::*;
+        match u {
+            FNeg => x.negated(),
+            FAbs => x.absolute(),
+            FFloor => self.op2(Op2::Floor, &[x]),
+            FCeil => self.op2(Op2::Ceil, &[x]),
+            FTrunc => self.op2(Op2::Trunc, &[x]),
+            FFract => self.op2(Op2::Fract, &[x]),
+            FRound => {
+                // round half away from zero: t + (|x − t| ≥ 0.5 ? sign(x) : 0).
+                let t = self.op2(Op2::Trunc, &[x]);
+                let fr = self.op2(Op2::Add, &[x, t.negated()]);
+                let c = self.op2(Op2::Setge, &[fr.absolute(), f(0.5)]);
+                let s = self.op3(Op3::Cndge, &[x, f(1.0), f(-1.0)]);
+                self.op3(Op3::MuladdIeee, &[c, s, t])
+            }
+            FSqrt => self.op2(Op2::SqrtIeee, &[x]),
+            FRsqrt => self.op2(Op2::RecipsqrtIeee, &[x]),
+            FRcp => self.op2(Op2::RecipIeee, &[x]),
+            FExp2 => self.op2(Op2::ExpIeee, &[x]),
+            FLog2 => self.op2(Op2::LogIeee, &[x]),
+            FSin | FCos => {
+                // SIN/COS take the angle in turns on R700 (LLVM 14's R700
+                // lowering, docs/sim-r700.md §2.5); reduced to [-0.5, 0.5).
+                let tau = std::f32::consts::TAU;
+                let t = self.op3(Op3::MuladdIeee, &[x, f(1.0 / tau), f(0.5)]);
+                let fr = self.op2(Op2::Fract, &[t]);
+                let y = self.op2(Op2::Add, &[fr, f(-0.5)]);
+                let op = if u == FSin { Op2::Sin } else { Op2::Cos };
+                self.op2(op, &[y])
+            }
+            FSaturate => {
+                let d = self.mir.new_reg();
+                self.block.push(Item::Alu(AluOp {
+                    opc: Opc::Op2(Op2::Mov),
+                    dst: Some(d),
+                    srcs: smallvec![x],
+                    clamp: true,
+                    role: Role::Plain,
+                }));
+                Operand::reg(d)
+            }
+            INeg => {
+                let x = self.plain(x);
+                self.op2(Op2::SubInt, &[int(0), x])
+            }
+            IAbs => {
+                let x = self.plain(x);
+                let n = self.op2(Op2::SubInt, &[int(0), x]);
+                self.op2(Op2::MaxInt, &[x, n])
+            }
+            INot | BNot => {
+                let x = self.plain(x);
+                self.op2(Op2::NotInt, &[x])
+            }
+            F2I => {
+                let t = self.op2(Op2::FltToInt, &[x]);
+                let hi = self.op2(Op2::SetgeDx10, &[x, f(2_147_483_648.0)]);
+                let t = self.op3(Op3::CndeInt, &[hi, t, int(i32::MAX)]);
+                let lo = self.op2(Op2::SetgtDx10, &[f(-2_147_483_648.0), x]);
+                let t = self.op3(Op3::CndeInt, &[lo, t, int(i32::MIN)]);
+                let nan = self.op2(Op2::SetneDx10, &[x, x]);
+                self.op3(Op3::CndeInt, &[nan, t, int(0)])
+            }
+            I2F => {
+                let x = self.plain(x);
+                self.op2(Op2::IntToFlt, &[x])
+            }
+            B2I => {
+                let x = self.plain(x);
+                self.op2(Op2::AndInt, &[x, int(1)])
+            }
+        }
+    }
+
+    fn binary(&mut self, b: BinOp, x: Operand, y: Operand) -> Result<Operand, CodegenError> {
+        use BinOp::*;
+        let int_op = |op| Some(op);
+        let iop = match b {
+            FAdd => return Ok(self.op2(Op2::Add, &[x, y])),
+            FSub => return Ok(self.op2(Op2::Add, &[x, y.negated()])),
+            FMul => return Ok(self.op2(Op2::MulIeee, &[x, y])),
+            FDiv => {
+                let r = self.op2(Op2::RecipIeee, &[y]);
+                return Ok(self.op2(Op2::MulIeee, &[x, r]));
+            }
+            FMin => return Ok(self.op2(Op2::MinDx10, &[x, y])),
+            FMax => return Ok(self.op2(Op2::MaxDx10, &[x, y])),
+            FStep => return Ok(self.op2(Op2::Setge, &[y, x])),
+            IAdd => int_op(Op2::AddInt),
+            ISub => int_op(Op2::SubInt),
+            IMul => int_op(Op2::MulloInt),
+            IAnd | BAnd => int_op(Op2::AndInt),
+            IOr | BOr => int_op(Op2::OrInt),
+            IXor => int_op(Op2::XorInt),
+            IMin => int_op(Op2::MinInt),
+            IMax => int_op(Op2::MaxInt),
+            IShl | IShr => None,
+            IDiv | IRem => None,
+        };
+        let x = self.plain(x);
+        let y = self.plain(y);
+        if let Some(op) = iop {
+            return Ok(self.op2(op, &[x, y]));
+        }
+        match b {
+            IShl | IShr => {
+                // The hardware gives 0 for amounts above 31 (digest §3
+                // LSHR_INT); the language takes them modulo 32.
+                let amount = match const_int(y) {
+                    Some(k) => int(k & 31),
+                    None => self.op2(Op2::AndInt, &[y, int(31)]),
+                };
+                let op = if b == IShl {
+                    Op2::LshlInt
+                } else {
+                    Op2::AshrInt
+                };
+                Ok(self.op2(op, &[x, amount]))
+            }
+            _ => Ok(self.divide(b == IRem, x, y)),
+        }
+    }
+
+    /// Signed `x / y` or `x % y` (by zero: 0; spec §6): an unsigned
+    /// quotient estimate through the float reciprocal, refined twice and
+    /// corrected by one, then the signs.
+    fn divide(&mut self, rem: bool, x: Operand, y: Operand) -> Operand {
+        let nx = self.op2(Op2::SubInt, &[int(0), x]);
+        let ux = self.op2(Op2::MaxInt, &[x, nx]);
+        let ny = self.op2(Op2::SubInt, &[int(0), y]);
+        let uy = self.op2(Op2::MaxInt, &[y, ny]);
+        let fy = self.op2(Op2::UintToFlt, &[uy]);
+        let ry = self.op2(Op2::RecipIeee, &[fy]);
+        let fx = self.op2(Op2::UintToFlt, &[ux]);
+        let q0f = self.op2(Op2::MulIeee, &[fx, ry]);
+        let q0 = self.op2(Op2::FltToUint, &[q0f]);
+        let p0 = self.op2(Op2::MulloUint, &[q0, uy]);
+        let r0 = self.op2(Op2::SubInt, &[ux, p0]);
+        let r0f = self.op2(Op2::IntToFlt, &[r0]);
+        let q1f = self.op2(Op2::MulIeee, &[r0f, ry]);
+        let q1t = self.op2(Op2::Trunc, &[q1f]);
+        let q1 = self.op2(Op2::FltToInt, &[q1t]);
+        let q = self.op2(Op2::AddInt, &[q0, q1]);
+        let p1 = self.op2(Op2::MulloInt, &[q1, uy]);
+        let r = self.op2(Op2::SubInt, &[r0, p1]);
+        // r in (−uy, 2·uy): fix by one either way.
+        let neg = self.op2(Op2::SetgtInt, &[int(0), r]);
+        let r_up = self.op2(Op2::AddInt, &[r, uy]);
+        let q_dn = self.op2(Op2::AddInt, &[q, int(-1)]);
+        let r = self.op3(Op3::CndeInt, &[neg, r, r_up]);
+        let q = self.op3(Op3::CndeInt, &[neg, q, q_dn]);
+        let big = self.op2(Op2::SetgeUint, &[r, uy]);
+        let r_dn = self.op2(Op2::SubInt, &[r, uy]);
+        let q_up = self.op2(Op2::AddInt, &[q, int(1)]);
+        let r = self.op3(Op3::CndeInt, &[big, r, r_dn]);
+        let q = self.op3(Op3::CndeInt, &[big, q, q_up]);
+        let result = if rem {
+            let nr = self.op2(Op2::SubInt, &[int(0), r]);
+            let xneg = self.op2(Op2::SetgtInt, &[int(0), x]);
+            self.op3(Op3::CndeInt, &[xneg, r, nr])
+        } else {
+            let s = self.op2(Op2::XorInt, &[x, y]);
+            let sneg = self.op2(Op2::SetgtInt, &[int(0), s]);
+            let nq = self.op2(Op2::SubInt, &[int(0), q]);
+            self.op3(Op3::CndeInt, &[sneg, q, nq])
+        };
+        self.op3(Op3::CndeInt, &[y, int(0), result])
+    }
+
+    fn compare(&mut self, c: CmpOp, a: Operand, b: Operand, float: bool) -> Operand {
+        let (op, x, y) = if float {
+            match c {
+                CmpOp::Eq => (Op2::SeteDx10, a, b),
+                CmpOp::Ne => (Op2::SetneDx10, a, b),
+                CmpOp::Gt => (Op2::SetgtDx10, a, b),
+                CmpOp::Ge => (Op2::SetgeDx10, a, b),
+                CmpOp::Lt => (Op2::SetgtDx10, b, a),
+                CmpOp::Le => (Op2::SetgeDx10, b, a),
+            }
+        } else {
+            let (a, b) = (self.plain(a), self.plain(b));
+            match c {
+                CmpOp::Eq => (Op2::SeteInt, a, b),
+                CmpOp::Ne => (Op2::SetneInt, a, b),
+                CmpOp::Gt => (Op2::SetgtInt, a, b),
+                CmpOp::Ge => (Op2::SetgeInt, a, b),
+                CmpOp::Lt => (Op2::SetgtInt, b, a),
+                CmpOp::Le => (Op2::SetgeInt, b, a),
+            }
+        };
+        self.op2(op, &[x, y])
+    }
+
+    fn dot(&mut self, a: &[Operand], b: &[Operand]) -> Operand {
+        match a.len() {
+            0 => f(0.0),
+            1 => self.op2(Op2::MulIeee, &[a[0], b[0]]),
+            2 => {
+                let t = self.op2(Op2::MulIeee, &[a[0], b[0]]);
+                self.op3(Op3::MuladdIeee, &[a[1], b[1], t])
+            }
+            3 => {
+                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
+                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
+                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
+                self.op2(Op2::Add, &[t2, t1])
+            }
+            _ => {
+                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
+                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
+                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
+                let t3 = self.op3(Op3::MuladdIeee, &[a[3], b[3], t1]);
+                self.op2(Op2::Add, &[t2, t3])
+            }
+        }
+    }
+
+    /// `scat[p] = v` (ABI §3.4).
+    fn scatter(&mut self, slot: u32, pos: &[Operand], v: Operand) {
+        self.domain_used = true;
+        let e = self.layout.domain.unwrap_or(0) as u8;
+        let w = Operand::of(Src::Const { elem: e, chan: 0 });
+        let h = Operand::of(Src::Const { elem: e, chan: 1 });
+        let px = pos.first().copied().unwrap_or(f(0.0));
+        let py = pos.get(1).copied().unwrap_or(f(0.0));
+        let fx = self.op2(Op2::Floor, &[px]);
+        let fy = self.op2(Op2::Floor, &[py]);
+        // Inside: 0 <= x < W and 0 <= y < H (NaN compares false).
+        let c0 = self.op2(Op2::SetgeDx10, &[fx, f(0.0)]);
+        let c1 = self.op2(Op2::SetgtDx10, &[w, fx]);
+        let c2 = self.op2(Op2::SetgeDx10, &[fy, f(0.0)]);
+        let c3 = self.op2(Op2::SetgtDx10, &[h, fy]);
+        let a = self.op2(Op2::AndInt, &[c0, c1]);
+        let b = self.op2(Op2::AndInt, &[c2, c3]);
+        let inside = self.op2(Op2::AndInt, &[a, b]);
+        let wh = self.op2(Op2::MulIeee, &[w, h]);
+        let base = self.op2(Op2::MulIeee, &[wh, f(slot as f32)]);
+        let row = self.op3(Op3::MuladdIeee, &[fy, w, fx]);
+        let addr = self.op2(Op2::Add, &[row, base]);
+        let trash = self.op2(Op2::MulIeee, &[wh, f(self.n_scatter as f32)]);
+        let sel = self.op3(Op3::CndeInt, &[inside, trash, addr]);
+        let t = self.mir.new_tuple(&[0]);
+        self.emit(Opc::Op2(Op2::FltToInt), Some(t[0]), &[sel]);
+        let vt = self.mir.new_tuple(&[0]);
+        self.emit(Opc::Op2(Op2::Mov), Some(vt[0]), &[v]);
+        self.block.push(Item::MemExport {
+            value: vt[0],
+            index: t[0],
+        });
+    }
+
+    fn predicate(&mut self, op: Op2, c: Operand) {
+        let c = self.plain(c);
+        self.block.push(Item::Alu(AluOp {
+            opc: Opc::Op2(op),
+            dst: None,
+            srcs: smallvec![c, int(0)],
+            clamp: false,
+            role: Role::Predicate,
+        }));
+    }
+
+    fn gamma(
+        &mut self,
+        n: ctm_ir::graph::NodeId,
+        branches: [RegionId; 2],
+        ins: &[Value],
+    ) -> Result<(), CodegenError> {
+        let m = self.m;
+        let c = self.scalar(ins[0])?;
+        let entries: Vec<Lanes> = ins[1..]
+            .iter()
+            .map(|v| self.lanes(*v))
+            .collect::<Result<_, _>>()?;
+        if let Some(k) = const_int(c) {
+            let r = self.region(branches[usize::from(k == 0)], &entries)?;
+            for (i, l) in r.into_iter().enumerate() {
+                self.values.insert(m.output(n, i), l);
+            }
+            return Ok(());
+        }
+        // manual §3.6-3.7: ALU_PUSH_BEFORE with PRED_SETNE_INT c, 0 (the
+        // mask of the taken part), JUMP, ELSE, POP (clause.rs).
+        self.predicate(Op2::PredSetneInt, c);
+        let outer = std::mem::take(&mut self.block);
+        let r_then = self.region(branches[0], &entries)?;
+        let then_block = std::mem::take(&mut self.block);
+        let r_else = self.region(branches[1], &entries)?;
+        let else_block = std::mem::take(&mut self.block);
+        // Merge registers for lanes that differ between the branches.
+        let mut outs = Vec::new();
+        let mut then_block = then_block;
+        let mut else_block = else_block;
+        for (lt, le) in r_then.iter().zip(&r_else) {
+            let mut l = Lanes::new();
+            for (&a, &b) in lt.iter().zip(le.iter()) {
+                if a == b {
+                    l.push(a);
+                    continue;
+                }
+                let ch = self.chan();
+                let mreg = self.mir.new_merge(ch);
+                self.block = std::mem::take(&mut then_block);
+                self.emit(Opc::Op2(Op2::Mov), Some(mreg), &[a]);
+                then_block = std::mem::take(&mut self.block);
+                self.block = std::mem::take(&mut else_block);
+                self.emit(Opc::Op2(Op2::Mov), Some(mreg), &[b]);
+                else_block = std::mem::take(&mut self.block);
+                l.push(Operand::reg(mreg));
+            }
+            outs.push(l);
+        }
+        self.block = outer;
+        self.block.push(Item::If {
+            then: then_block,
+            els: else_block,
+        });
+        for (i, l) in outs.into_iter().enumerate() {
+            self.values.insert(m.output(n, i), l);
+        }
+        Ok(())
+    }
+
+    fn theta(
+        &mut self,
+        n: ctm_ir::graph::NodeId,
+        body: RegionId,
+        ins: &[Value],
+    ) -> Result<(), CodegenError> {
+        let m = self.m;
+        let inits: Vec<Lanes> = ins
+            .iter()
+            .map(|v| self.lanes(*v))
+            .collect::<Result<_, _>>()?;
+        let mut vars: Vec<Lanes> = Vec::new();
+        for l in &inits {
+            let mut lv = Lanes::new();
+            for &x in l {
+                let ch = self.chan();
+                let mreg = self.mir.new_merge(ch);
+                self.emit(Opc::Op2(Op2::Mov), Some(mreg), &[x]);
+                lv.push(Operand::reg(mreg));
+            }
+            vars.push(lv);
+        }
+        let outer = std::mem::take(&mut self.block);
+        let r = self.region(body, &vars)?;
+        let cont = r.first().and_then(|l| l.first().copied()).unwrap_or(int(0));
+        for (v, next) in vars.iter().zip(&r[1..]) {
+            for (&mv, &nx) in v.iter().zip(next.iter()) {
+                if mv != nx {
+                    self.emit(Opc::Op2(Op2::Mov), mv.vreg(), &[nx]);
+                }
+            }
+        }
+        // The exit mask: elements whose continue flag is 0 (manual §3.7.3:
+        // LOOP_BREAK under ALU_PUSH_BEFORE, as LLVM does).
+        self.predicate(Op2::PredSeteInt, cont);
+        let body_block = std::mem::replace(&mut self.block, outer);
+        self.block.push(Item::Loop { body: body_block });
+        for (i, l) in vars.into_iter().enumerate() {
+            self.values.insert(m.output(n, i), l);
+        }
+        Ok(())
+    }
+}
+
+/// The lanes of a constant (`bool` true = −1).
+fn constant(c: &Constant) -> Lanes {
+    match *c {
+        Constant::Unit => SmallVec::new(),
+        Constant::Bool(b) => smallvec![int(if b { -1 } else { 0 })],
+        Constant::I32(x) => smallvec![int(x)],
+        Constant::Float { lanes, width } => lanes[..width as usize].iter().map(|&x| f(x)).collect(),
+    }
+}
+
+/// The integer value of a constant operand.
+fn const_int(o: Operand) -> Option<i32> {
+    if o.modified() {
+        return None;
+    }
+    match o.src {
+        Src::Lit(x) => Some(x as i32),
+        Src::Inline(InlineConst::Zero) => Some(0),
+        Src::Inline(InlineConst::OneInt) => Some(1),
+        Src::Inline(InlineConst::MinusOneInt) => Some(-1),
+        _ => None,
+    }
+}

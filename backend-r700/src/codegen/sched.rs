@@ -1,0 +1,376 @@
+//! The bundle scheduler: list scheduling of each straight-line run of ALU
+//! operations (a *segment*) into instruction groups of up to five slots
+//! X, Y, Z, W, Trans (manual §4.3-4.4), and, after register allocation,
+//! the BANK_SWIZZLE search that makes every group meet the read-port
+//! rules (manual §4.7.4-4.7.9), splitting a group when no assignment
+//! exists.
+//!
+//! Before allocation a group is built under the rules that do not depend
+//! on register numbers: one op per unit, Trans-only ops in Trans and
+//! vector-only ops in X..W (Tables 4.4-4.6), a result's element is its
+//! vector slot (the Trans slot writes any element), at most four literal
+//! dwords (§4.6.4, digest R12), at most two constant-file address/element
+//! pairs (§4.7.5, digest R11), Trans reading at most two constants (R10),
+//! at most three distinct registers read per element (§4.7.4), MOVA
+//! before its relative reads and not in their group (§4.6.1), and the
+//! `PRED_SET`/`KILL` last (§4.8).
+
+use smallvec::SmallVec;
+
+use super::CodegenError;
+use super::mir::{AluOp, Mir, Role, Src, VReg};
+use crate::isa::{AluGroup, BankSwizzle, UnitClass};
+
+/// A unit of a group.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Slot {
+    /// A vector unit (0 = X .. 3 = W).
+    Vec(u8),
+    /// The Trans unit.
+    Trans,
+}
+
+/// A scheduled group: (op index in the segment, unit), in unit order.
+pub type Group = SmallVec<[(usize, Slot); 5]>;
+
+/// A scheduled segment.
+#[derive(Clone, Debug, Default)]
+pub struct Segment {
+    /// The operations in program order.
+    pub ops: Vec<AluOp>,
+    /// The groups, each a list of ops with units.
+    pub groups: Vec<Group>,
+}
+
+/// The channel each register's writes use, shared by all segments.
+#[derive(Clone, Debug)]
+pub struct Channels {
+    /// Per register.
+    pub chan: Vec<Option<u8>>,
+    load: [u32; 4],
+}
+
+impl Channels {
+    /// Channels of `mir`'s registers: the fixed ones now, the rest as the
+    /// scheduler places their definitions.
+    pub fn new(mir: &Mir) -> Channels {
+        Channels {
+            chan: mir.regs.iter().map(|r| r.chan).collect(),
+            load: [0; 4],
+        }
+    }
+
+    fn of(&self, v: VReg) -> Option<u8> {
+        self.chan.get(v.0 as usize).copied().flatten()
+    }
+}
+
+struct Dep {
+    pred: usize,
+    dist: usize,
+}
+
+fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
+    let mut deps: Vec<Vec<Dep>> = (0..ops.len()).map(|_| Vec::new()).collect();
+    for i in 0..ops.len() {
+        let reads: SmallVec<[VReg; 3]> = ops[i].srcs.iter().filter_map(|s| s.vreg()).collect();
+        let rel = ops[i]
+            .srcs
+            .iter()
+            .any(|s| matches!(s.src, Src::ConstRel { .. }));
+        for j in 0..i {
+            let mut dist = None;
+            let dj = ops[j].dst;
+            // RAW and WAW.
+            if let Some(d) = dj
+                && (reads.contains(&d) || ops[i].dst == Some(d))
+            {
+                dist = Some(1);
+            }
+            // WAR: a merge register written after a read keeps the read
+            // first (same group is fine: reads precede writes).
+            if let Some(d) = ops[i].dst
+                && mir.regs[d.0 as usize].merge
+                && ops[j].srcs.iter().any(|s| s.vreg() == Some(d))
+            {
+                dist = Some(dist.unwrap_or(0));
+            }
+            // AR: MOVA before relative reads; the next MOVA after them.
+            let j_rel = ops[j]
+                .srcs
+                .iter()
+                .any(|s| matches!(s.src, Src::ConstRel { .. }));
+            if (ops[j].role == Role::Mova && (rel || ops[i].role == Role::Mova))
+                || (j_rel && ops[i].role == Role::Mova)
+            {
+                dist = Some(1);
+            }
+            // PRED_SET and KILL close the segment.
+            if matches!(ops[i].role, Role::Predicate | Role::Kill) {
+                dist = Some(dist.unwrap_or(0));
+            }
+            if let Some(dist) = dist {
+                deps[i].push(Dep { pred: j, dist });
+            }
+        }
+    }
+    deps
+}
+
+fn allowed_slots(op: &AluOp, chans: &Channels) -> SmallVec<[Slot; 5]> {
+    let class = op.opc.unit_class();
+    // MOVA* writes the AR element of its destination element; relative
+    // constant reads use AR.x (INDEX_MODE AR_X, manual §4.6.1).
+    if op.role == Role::Mova {
+        return SmallVec::from_slice(&[Slot::Vec(0)]);
+    }
+    let fixed = op.dst.and_then(|d| chans.of(d));
+    let mut out = SmallVec::new();
+    let vector_ok = matches!(class, UnitClass::Any | UnitClass::Vector);
+    let trans_ok = matches!(class, UnitClass::Any | UnitClass::Trans);
+    if vector_ok {
+        match fixed {
+            Some(c) => out.push(Slot::Vec(c)),
+            None => out.extend((0..4).map(Slot::Vec)),
+        }
+    }
+    if trans_ok {
+        out.push(Slot::Trans);
+    }
+    out
+}
+
+/// Group-wide resources checked while filling a group.
+#[derive(Default, Clone)]
+struct Fill {
+    used: [bool; 5],
+    literals: SmallVec<[u32; 4]>,
+    cpairs: SmallVec<[(u8, u8, bool); 2]>,
+    reads: [SmallVec<[VReg; 3]>; 4],
+    has_mova: bool,
+    has_rel: bool,
+}
+
+fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill> {
+    let mut f = fill.clone();
+    let ix = match slot {
+        Slot::Vec(c) => c as usize,
+        Slot::Trans => 4,
+    };
+    if f.used[ix] {
+        return None;
+    }
+    f.used[ix] = true;
+    let mut consts = 0;
+    for s in &op.srcs {
+        match s.src {
+            Src::Lit(x) => {
+                consts += 1;
+                if !f.literals.contains(&x) {
+                    f.literals.push(x);
+                }
+            }
+            Src::Const { elem, chan } => {
+                consts += 1;
+                let key = (elem, chan / 2, false);
+                if !f.cpairs.contains(&key) {
+                    f.cpairs.push(key);
+                }
+            }
+            Src::ConstRel { base, chan } => {
+                consts += 1;
+                let key = (base, chan / 2, true);
+                if !f.cpairs.contains(&key) {
+                    f.cpairs.push(key);
+                }
+            }
+            Src::Inline(_) => consts += 1,
+            Src::Reg(v) => {
+                let c = chans.of(v).unwrap_or(0) as usize;
+                if !f.reads[c].contains(&v) {
+                    f.reads[c].push(v);
+                }
+            }
+        }
+    }
+    if f.literals.len() > 4 || f.cpairs.len() > 2 || f.reads.iter().any(|r| r.len() > 3) {
+        return None;
+    }
+    if slot == Slot::Trans && consts > 2 {
+        return None;
+    }
+    let rel = op
+        .srcs
+        .iter()
+        .any(|s| matches!(s.src, Src::ConstRel { .. }));
+    if op.role == Role::Mova {
+        if f.has_rel || f.has_mova {
+            return None;
+        }
+        f.has_mova = true;
+    }
+    if rel {
+        if f.has_mova {
+            return None;
+        }
+        f.has_rel = true;
+    }
+    Some(f)
+}
+
+/// Schedules one segment into groups, fixing the channel of every result
+/// whose channel was free.
+///
+/// # Errors
+/// An internal error if an operation fits no empty group (a selection bug).
+pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segment, CodegenError> {
+    let n = ops.len();
+    let deps = dependencies(&ops, mir);
+    // Priority: longest path to the end.
+    let mut height = vec![1usize; n];
+    for i in (0..n).rev() {
+        for d in &deps[i] {
+            let h = height[i] + d.dist;
+            if h > height[d.pred] {
+                height[d.pred] = h;
+            }
+        }
+    }
+    let mut group_of: Vec<Option<usize>> = vec![None; n];
+    let mut groups: Vec<Group> = Vec::new();
+    let mut done = 0;
+    while done < n {
+        let g = groups.len();
+        let mut ready: Vec<usize> = (0..n)
+            .filter(|&i| {
+                group_of[i].is_none()
+                    && deps[i]
+                        .iter()
+                        .all(|d| group_of[d.pred].is_some_and(|pg| pg + d.dist <= g))
+            })
+            .collect();
+        ready.sort_by_key(|&i| (std::cmp::Reverse(height[i]), i));
+        let mut fill = Fill::default();
+        let mut group: Group = SmallVec::new();
+        // Pass 1: ops that can only use one kind of unit first, so a
+        // flexible op does not take the only unit a rigid one can use.
+        for &i in &ready {
+            let slots = allowed_slots(&ops[i], chans);
+            // Prefer a vector unit whose element is least loaded; Trans last.
+            let mut order: SmallVec<[Slot; 5]> = slots.clone();
+            order.sort_by_key(|s| match s {
+                Slot::Vec(c) => (0u32, chans.load[*c as usize]),
+                Slot::Trans => (1, 0),
+            });
+            if ops[i].opc.unit_class() == UnitClass::Any
+                && slots.len() == 5
+                && ready.iter().any(|&k| {
+                    k != i && ops[k].opc.unit_class() == UnitClass::Trans && group_of[k].is_none()
+                })
+            {
+                // leave Trans for a Trans-only op
+                order.retain(|s| *s != Slot::Trans);
+            }
+            for s in order {
+                if let Some(f) = try_add(&fill, &ops[i], s, chans) {
+                    // A same-group reader of this op's result is impossible
+                    // (dist ≥ 1), so placing it is safe.
+                    fill = f;
+                    group.push((i, s));
+                    group_of[i] = Some(g);
+                    done += 1;
+                    if let Some(d) = ops[i].dst
+                        && chans.of(d).is_none()
+                    {
+                        let c = match s {
+                            Slot::Vec(c) => c,
+                            Slot::Trans => (0..4u8)
+                                .min_by_key(|&c| chans.load[c as usize])
+                                .unwrap_or(0),
+                        };
+                        chans.chan[d.0 as usize] = Some(c);
+                    }
+                    if let Some(d) = ops[i].dst
+                        && let Some(c) = chans.of(d)
+                    {
+                        chans.load[c as usize] += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        if group.is_empty() {
+            return Err(CodegenError::internal(
+                "group-size",
+                format!(
+                    "no ready operation fits an empty group ({} ready)",
+                    ready.len()
+                ),
+            ));
+        }
+        // The hardware's unit assignment (manual §4.4, PREFER_VECTOR) puts
+        // an any-unit op on its element's vector unit when that is free;
+        // place it there so the listed order is the assigned one.
+        for k in 0..group.len() {
+            let (i, s) = group[k];
+            if s == Slot::Trans && ops[i].opc.unit_class() == UnitClass::Any {
+                let c = ops[i].dst.and_then(|d| chans.of(d)).unwrap_or(0);
+                if !group.iter().any(|&(_, t)| t == Slot::Vec(c)) {
+                    group[k].1 = Slot::Vec(c);
+                }
+            }
+        }
+        group.sort_by_key(|&(_, s)| s);
+        groups.push(group);
+    }
+    Ok(Segment { ops, groups })
+}
+
+/// Finds bank swizzles for the instructions of `group` (already encoded
+/// with registers) so that the read-port rules hold. Returns `false` when
+/// no assignment exists.
+pub fn assign_bank_swizzles(group: &mut AluGroup) -> bool {
+    use crate::validate::group_port_violations;
+    if group_port_violations(group).is_empty() {
+        return true;
+    }
+    let units = crate::isa::assign_units(&group.insts, crate::isa::PreferVector::Yes);
+    let options: Vec<&[BankSwizzle]> = units
+        .iter()
+        .map(|u| match u {
+            Some(crate::isa::Unit::Trans) => &TRANS_SWIZZLES[..],
+            _ => &BankSwizzle::ALL[..],
+        })
+        .collect();
+    let mut choice = vec![0usize; group.insts.len()];
+    loop {
+        for (k, inst) in group.insts.iter_mut().enumerate() {
+            inst.bank_swizzle = options[k][choice[k]];
+        }
+        if group_port_violations(group).is_empty() {
+            return true;
+        }
+        // Next combination (odometer).
+        let mut k = 0;
+        loop {
+            if k == choice.len() {
+                return false;
+            }
+            choice[k] += 1;
+            if choice[k] < options[k].len() {
+                break;
+            }
+            choice[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// The swizzles the Trans slot accepts (Table 4.3: SCL_210, SCL_122,
+/// SCL_212, SCL_221).
+const TRANS_SWIZZLES: [BankSwizzle; 4] = [
+    BankSwizzle::Vec012,
+    BankSwizzle::Vec021,
+    BankSwizzle::Vec120,
+    BankSwizzle::Vec102,
+];

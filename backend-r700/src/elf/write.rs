@@ -1,0 +1,231 @@
+//! The ELF writer (`docs/abi-r700.md` §1.1): `object`'s two-phase ELF
+//! writer lays out
+//!
+//! ```text
+//! 0x00   ELF header (52 bytes)
+//! 0x34   program headers: encoding dictionary (PT_LOPROC+2), PT_NOTE, PT_LOAD
+//! 0x94   encoding dictionary: one entry of five words             align 4
+//!        .note   "ATI CAL" notes in type order, then "ctm"        align 4
+//!        .text   the program image (CF program, clauses)          align 8
+//!        .shstrtab, section headers: null, .note, .text, .shstrtab
+//! ```
+//!
+//! The dictionary entry names the RV770 encoding and covers the note and
+//! text bytes (`d_offset`, `d_size`), as CAL's encoding dictionary does.
+
+use object::elf;
+use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
+use object::{Endianness, U32};
+
+use crate::isa::encode_program;
+
+use super::{
+    ABI_VERSION, CTM_NOTE_BINDINGS, CalNotes, D_MACHINE_RV770, DICT_ENTRY_BYTES, ELFOSABI_CAL,
+    EM_ATI_CALIMAGE_BINARY, ElfError, ElfImage, Executable, NOTE_NAME_CAL, NOTE_NAME_CTM, NoteType,
+    PT_ATI_ENCODING_DICTIONARY, reg,
+};
+
+/// Package an executable as a CAL image.
+///
+/// # Errors
+/// [`ElfError::Encode`] if the program cannot be encoded (a clause layout
+/// the encoder rejects).
+pub fn write(exe: &Executable) -> Result<Vec<u8>, ElfError> {
+    write_image(&image_of(exe))
+}
+
+/// The image [`write()`] writes for `exe`: the notes derived from the
+/// resources and bindings.
+pub fn image_of(exe: &Executable) -> ElfImage {
+    let r = &exe.resources;
+    let b = &exe.bindings;
+    let mut outputs: Vec<u32> = b.outputs.iter().map(|o| o.export).collect();
+    outputs.sort_unstable();
+    outputs.dedup();
+    let mut inputs: Vec<u32> = b.inputs.iter().map(|i| i.resource).collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    let mask = outputs.iter().fold(0u32, |m, &o| m | (0xF << (4 * o)));
+    ElfImage {
+        program: exe.program.clone(),
+        proginfo: vec![
+            (
+                reg::SQ_PGM_RESOURCES_PS,
+                (r.num_gprs & 0xFF) | ((r.stack_size & 0xFF) << 8),
+            ),
+            (reg::SQ_PGM_EXPORTS_PS, (r.color_exports & 0xF) << 1),
+            (
+                reg::DB_SHADER_CONTROL,
+                if r.kill { reg::KILL_ENABLE } else { 0 },
+            ),
+            (reg::CB_SHADER_MASK, mask),
+        ],
+        notes: CalNotes {
+            inputs,
+            outputs,
+            early_exit: r.kill,
+            constant_buffers: if b.cb0_elements > 0 {
+                vec![(0, b.cb0_elements)]
+            } else {
+                Vec::new()
+            },
+        },
+        bindings: Some(b.clone()),
+    }
+}
+
+fn padded(mut bytes: Vec<u8>) -> Vec<u8> {
+    while !bytes.len().is_multiple_of(4) {
+        bytes.push(0);
+    }
+    bytes
+}
+
+/// One note record: `namesz`, `descsz`, `type`, name and descriptor, each
+/// padded to 4 bytes.
+fn note(out: &mut Vec<u8>, name: &[u8], n_type: u32, desc: &[u8]) {
+    let e = Endianness::Little;
+    let header = elf::NoteHeader32 {
+        n_namesz: U32::new(e, name.len() as u32),
+        n_descsz: U32::new(e, desc.len() as u32),
+        n_type: U32::new(e, elf::NoteType(n_type)),
+    };
+    out.extend_from_slice(object::pod::bytes_of(&header));
+    out.extend_from_slice(&padded(name.to_vec()));
+    out.extend_from_slice(&padded(desc.to_vec()));
+}
+
+fn words(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    values.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+fn note_section(image: &ElfImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    let n = &image.notes;
+    for kind in NoteType::ALL {
+        let desc = match kind {
+            NoteType::ProgInfo => words(image.proginfo.iter().flat_map(|&(r, v)| [r, v])),
+            NoteType::Inputs => words(n.inputs.iter().copied()),
+            NoteType::Outputs => words(n.outputs.iter().copied()),
+            NoteType::CondOut => words([0]),
+            NoteType::Float32Consts | NoteType::Int32Consts | NoteType::Bool32Consts => Vec::new(),
+            NoteType::EarlyExit => words([u32::from(n.early_exit)]),
+            NoteType::ConstantBuffers => {
+                words(n.constant_buffers.iter().flat_map(|&(b, s)| [b, s]))
+            }
+        };
+        note(&mut out, NOTE_NAME_CAL, kind.code(), &desc);
+    }
+    if let Some(bindings) = &image.bindings {
+        // UTF-8 JSON, NUL-padded to a multiple of 4 (counted in descsz).
+        let json = padded(bindings.to_json().into_bytes());
+        note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
+    }
+    out
+}
+
+/// Write an image as it is (no derivation). With `bindings: None` the file
+/// has no `"ctm"` note, like a foreign CAL image.
+///
+/// # Errors
+/// [`ElfError::Encode`] if the program cannot be encoded.
+pub fn write_image(image: &ElfImage) -> Result<Vec<u8>, ElfError> {
+    let text = encode_program(&image.program).map_err(ElfError::Encode)?;
+    // Writing into a Vec cannot fail once the layout is reserved.
+    Ok(try_write(image, &text).unwrap_or_default())
+}
+
+fn try_write(image: &ElfImage, text: &[u8]) -> object::write::Result<Vec<u8>> {
+    let notes = note_section(image);
+    let mut buffer = Vec::new();
+    let mut w = Writer::new(Endianness::Little, false, &mut buffer);
+
+    w.reserve_file_header();
+    w.reserve_program_headers(3);
+    let dict_offset = w.reserve(DICT_ENTRY_BYTES as u64, 4);
+    let note_offset = w.reserve(notes.len() as u64, 4);
+    let text_offset = w.reserve(text.len() as u64, 8);
+    w.reserve_null_section_index();
+    let note_name = w.add_section_name(b".note");
+    w.reserve_section_index();
+    let text_name = w.add_section_name(b".text");
+    w.reserve_section_index();
+    w.reserve_shstrtab_section_index();
+    w.reserve_shstrtab()?;
+    w.reserve_section_headers();
+
+    w.write_file_header(&FileHeader {
+        os_abi: elf::OsAbi(ELFOSABI_CAL),
+        abi_version: ABI_VERSION,
+        e_type: elf::ET_EXEC,
+        e_machine: elf::Machine(EM_ATI_CALIMAGE_BINARY),
+        e_entry: 0,
+        e_flags: elf::FileFlags(0),
+    })?;
+    w.write_align_program_headers();
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::ProgramType(PT_ATI_ENCODING_DICTIONARY),
+        p_flags: elf::ProgramFlags(0),
+        p_offset: dict_offset,
+        p_vaddr: 0,
+        p_paddr: 0,
+        p_filesz: DICT_ENTRY_BYTES as u64,
+        p_memsz: 0,
+        p_align: 4,
+    });
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::PT_NOTE,
+        p_flags: elf::ProgramFlags(0),
+        p_offset: note_offset,
+        p_vaddr: 0,
+        p_paddr: 0,
+        p_filesz: notes.len() as u64,
+        p_memsz: 0,
+        p_align: 4,
+    });
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::PT_LOAD,
+        p_flags: elf::ProgramFlags(0),
+        p_offset: text_offset,
+        p_vaddr: 0,
+        p_paddr: 0,
+        p_filesz: text.len() as u64,
+        p_memsz: text.len() as u64,
+        p_align: 8,
+    });
+    w.write_align(4);
+    let span = (text_offset + text.len() as u64 - note_offset) as u32;
+    w.write(&words([D_MACHINE_RV770, 0, note_offset as u32, span, 0]));
+    w.write_align(4);
+    w.write(&notes);
+    w.write_align(8);
+    w.write(text);
+    w.write_shstrtab();
+    w.write_null_section_header();
+    w.write_section_header(&SectionHeader {
+        sh_name: w.section_name_offset(Some(note_name)),
+        sh_type: elf::SHT_NOTE,
+        sh_flags: elf::SectionFlags(0),
+        sh_addr: 0,
+        sh_offset: note_offset,
+        sh_size: notes.len() as u64,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 4,
+        sh_entsize: 0,
+    });
+    w.write_section_header(&SectionHeader {
+        sh_name: w.section_name_offset(Some(text_name)),
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: elf::SHF_ALLOC | elf::SHF_EXECINSTR,
+        sh_addr: 0,
+        sh_offset: text_offset,
+        sh_size: text.len() as u64,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 8,
+        sh_entsize: 0,
+    });
+    w.write_shstrtab_section_header();
+    Ok(buffer)
+}

@@ -1,0 +1,414 @@
+//! Shared by the code generator's tests: compiling the examples (kernels,
+//! and reductions as their pass kernel) for the R700.
+
+#![allow(dead_code)]
+
+use ctm_backend_r700::Executable;
+use ctm_backend_r700::codegen::{CodegenError, compile, optimize_for_r700};
+use ctm_frontend::types::StreamType;
+use ctm_frontend::{CheckOptions, Target};
+use ctm_ir::passes::OptLevel;
+use std::path::Path;
+
+/// Every example.
+pub const EXAMPLES: &[&str] = &[
+    "black_scholes",
+    "blend",
+    "bounds",
+    "cbrt",
+    "collatz",
+    "convolution",
+    "grayscale",
+    "hash",
+    "mandelbrot",
+    "matmul",
+    "nbody",
+    "normals",
+    "polynomial",
+    "ripple",
+    "saxpy",
+    "sum",
+    "threshold",
+    "tonemap",
+    "transform",
+    "transpose",
+];
+
+/// The checked program of `examples/{name}.ck` for the R700.
+pub fn example_program(name: &str) -> ctm_frontend::tast::Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
+    let src = std::fs::read_to_string(path).expect("example");
+    checked(&src).unwrap_or_else(|| panic!("{name} does not check"))
+}
+
+/// The checked program of `src` for the R700.
+pub fn checked(src: &str) -> Option<ctm_frontend::tast::Program> {
+    ctm_frontend::compile(
+        src,
+        &CheckOptions {
+            target: Target::R700,
+        },
+    )
+    .program
+}
+
+/// The optimised, verified IR of the first kernel (or the first
+/// reduction's pass over an f32 stream) of `program`.
+pub fn module(program: &ctm_frontend::tast::Program, level: OptLevel) -> ctm_ir::verify::Verified {
+    let mut m = match program.kernels.first() {
+        Some(k) => ctm_ir::lower::lower_kernel(program, k),
+        None => {
+            let r = &program.reductions[0];
+            let input = match r.ty {
+                ctm_frontend::types::Type::Vec2 => StreamType::Vec2,
+                ctm_frontend::types::Type::Vec4 => StreamType::Vec4,
+                _ => StreamType::F32,
+            };
+            ctm_ir::lower::lower_reduction_pass(program, r, input)
+        }
+    };
+    optimize_for_r700(&mut m, level).expect("optimises");
+    ctm_ir::verify::verify(m, "test").expect("verifies")
+}
+
+/// Compiles the first kernel (or reduction pass) of `program`.
+pub fn compile_program(
+    program: &ctm_frontend::tast::Program,
+    level: OptLevel,
+) -> Result<Executable, CodegenError> {
+    compile(&module(program, level), &Default::default())
+}
+
+/// The compiled example at -O2.
+pub fn example(name: &str) -> Executable {
+    compile_program(&example_program(name), OptLevel::O2).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+use ctm_backend_r700::abi::Bindings;
+use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
+use ctm_frontend::interp::{RunOptions, run_kernel};
+use ctm_frontend::tast::{Kernel, ParamKind};
+use ctm_frontend::types::Type;
+use ctm_frontend::value::Value;
+use ctm_sim::r700::{Launch, Machine, RunResult, TexFormat, Texture};
+
+/// Spec §7: kernels without transcendentals (or divisions).
+pub const TOL_EXACT: f32 = 1e-5;
+/// Spec §7: kernels with transcendentals.
+pub const TOL_TRANSCENDENTAL: f32 = 2e-3;
+
+/// A uniform's cb0 lanes (ABI §3.1).
+fn lanes_of(v: &Value) -> [u32; 4] {
+    match *v {
+        Value::I32(i) => [i as u32, 0, 0, 0],
+        Value::Bool(b) => [u32::from(b), 0, 0, 0],
+        Value::Float { lanes, width } => {
+            let mut out = [0u32; 4];
+            for k in 0..width as usize {
+                out[k] = lanes[k].to_bits();
+            }
+            out
+        }
+        Value::Unit => [0; 4],
+    }
+}
+
+/// The launch of `exe` (compiled from `kernel`) with `args` (the
+/// loader's job, ABI §2-3).
+pub fn launch(exe: &Executable, kernel: &Kernel, args: &KernelArgs) -> Launch {
+    let (w, h) = args.domain;
+    let b: &Bindings = &exe.bindings;
+    let mut l = Launch::pixel_shader(exe.program.clone(), w as u32, h as u32);
+    l.num_gprs = Some(exe.resources.num_gprs);
+    l.stack_size = Some(exe.resources.stack_size);
+    let mut cfile = vec![[0u32; 4]; b.cb0_elements as usize];
+    for (i, p) in kernel.params.iter().enumerate() {
+        match (&p.kind, &args.params[i]) {
+            (ParamKind::Uniform(_), ParamData::Uniform(u)) => {
+                let Some(ub) = b.uniforms.iter().find(|x| x.param == p.name) else {
+                    continue;
+                };
+                let base = ub.element as usize;
+                match u {
+                    UniformValue::Value(v) => cfile[base] = lanes_of(v),
+                    UniformValue::Mat4(x) => {
+                        for c in 0..4 {
+                            for r in 0..4 {
+                                cfile[base + c][r] = x[4 * c + r].to_bits();
+                            }
+                        }
+                    }
+                    UniformValue::Array(vs) => {
+                        for (k, v) in vs.iter().enumerate() {
+                            cfile[base + k] = lanes_of(v);
+                        }
+                    }
+                }
+            }
+            (ParamKind::Input(s), ParamData::Input(data)) => {
+                let Some(ib) = b.inputs.iter().find(|x| x.param == p.name) else {
+                    continue;
+                };
+                let (format, bytes): (TexFormat, Vec<u8>) = match (&data.buffer, s) {
+                    (StreamBuffer::U8(v), _) => (TexFormat::Rgba8Unorm, v.clone()),
+                    (StreamBuffer::U16(v), _) => (
+                        TexFormat::R16Uint,
+                        v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    ),
+                    (StreamBuffer::F32(v), _) => (
+                        match data.channels {
+                            1 => TexFormat::R32Float,
+                            2 => TexFormat::Rg32Float,
+                            _ => TexFormat::Rgba32Float,
+                        },
+                        v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    ),
+                };
+                l.textures.insert(
+                    ib.resource as u8,
+                    Texture {
+                        width: data.width as u32,
+                        height: data.height as u32,
+                        format,
+                        data: bytes,
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+    if let Some(d) = b.domain_element {
+        cfile[d as usize] = [(w as f32).to_bits(), (h as f32).to_bits(), 0, 0];
+    }
+    l.cfile = cfile.clone();
+    l.const_buffers = vec![cfile];
+    if !b.scatters.is_empty() {
+        l.memory = vec![0; b.scatters.len() * w * h + 1];
+    }
+    l
+}
+
+/// Runs `exe` on the simulator.
+pub fn simulate(exe: &Executable, kernel: &Kernel, args: &KernelArgs) -> Result<RunResult, String> {
+    let l = launch(exe, kernel, args);
+    let run = Machine::default().run(&l);
+    if let Some(f) = run.first_fault() {
+        return Err(format!(
+            "simulator fault: {f:?}\n{}",
+            ctm_backend_r700::isa::format_program(&exe.program)
+        ));
+    }
+    Ok(run)
+}
+
+/// Compiles `program`'s first kernel at `level`, runs it on the
+/// simulator and compares every output with the reference interpreter
+/// within `tol` (spec §7).
+pub fn check_at(
+    program: &ctm_frontend::tast::Program,
+    args: &KernelArgs,
+    tol: f32,
+    level: OptLevel,
+) -> Result<RunResult, String> {
+    let kernel = &program.kernels[0];
+    let want = run_kernel(program, kernel, args, &RunOptions::default())
+        .map_err(|e| format!("reference: {e}"))?;
+    let exe = compile_program(program, level).map_err(|e| e.to_string())?;
+    let run = simulate(&exe, kernel, args)?;
+    let (w, h) = args.domain;
+    let close =
+        |g: f32, r: f32| (g.is_nan() && r.is_nan()) || (g - r).abs() <= tol * r.abs().max(1.0);
+    let mut outs = exe.bindings.outputs.iter();
+    let mut scatters = exe.bindings.scatters.iter();
+    for out in &want.outputs {
+        let c = out.data.channels;
+        let got: Vec<[f32; 4]> =
+            if let Some(s) = exe.bindings.scatters.iter().find(|s| s.param == out.name) {
+                let _ = scatters.next();
+                let base = s.slot as usize * w * h;
+                (0..w * h)
+                    .map(|e| [f32::from_bits(run.memory[base + e]), 0.0, 0.0, 0.0])
+                    .collect()
+            } else {
+                let o = outs
+                    .next()
+                    .ok_or_else(|| format!("no export for output {}", out.name))?;
+                let v = run.export_f32(ctm_sim::r700::ExportKind::Pixel, o.export);
+                if v.is_empty() {
+                    vec![[0.0; 4]; w * h]
+                } else {
+                    v
+                }
+            };
+        for j in 0..h {
+            for i in 0..w {
+                let r = out.data.read(i as i64, j as i64);
+                let g = got[j * w + i];
+                for ch in 0..c {
+                    if !close(g[ch], r[ch]) {
+                        return Err(format!(
+                            "{} ({i},{j}).{ch}: got {} want {}\n{}",
+                            out.name,
+                            g[ch],
+                            r[ch],
+                            ctm_backend_r700::isa::format_program(&exe.program)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(run)
+}
+
+/// A small deterministic generator (xorshift64*).
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
+    }
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [lo, hi).
+    pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
+        let u = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * u
+    }
+}
+
+/// Random arguments for `kernel` over `domain`, each parameter drawn from
+/// `ranges(name)`.
+pub fn args_for(
+    kernel: &Kernel,
+    domain: (usize, usize),
+    seed: u64,
+    ranges: fn(&str) -> (f32, f32),
+) -> KernelArgs {
+    let mut rng = Rng::new(seed);
+    let (w, h) = domain;
+    let params = kernel
+        .params
+        .iter()
+        .map(|p| {
+            let (lo, hi) = ranges(&p.name);
+            let mut f = || rng.float(lo, hi);
+            match p.kind {
+                ParamKind::Uniform(Type::Bool) => {
+                    ParamData::Uniform(UniformValue::Value(Value::Bool(f() >= 0.5)))
+                }
+                ParamKind::Uniform(Type::I32) => {
+                    let v = (f().floor() as i32).clamp(lo as i32, hi as i32);
+                    ParamData::Uniform(UniformValue::Value(Value::I32(v)))
+                }
+                ParamKind::Uniform(Type::Mat4) => {
+                    let mut m = [0.0; 16];
+                    for x in &mut m {
+                        *x = f();
+                    }
+                    ParamData::Uniform(UniformValue::Mat4(m))
+                }
+                ParamKind::Uniform(Type::Array(a)) => ParamData::Uniform(UniformValue::Array(
+                    (0..a.len)
+                        .map(|_| match a.elem.ty() {
+                            Type::I32 => Value::I32(f().floor() as i32),
+                            t => {
+                                let v: Vec<f32> =
+                                    (0..t.float_width().unwrap_or(1)).map(|_| f()).collect();
+                                Value::floats(&v)
+                            }
+                        })
+                        .collect(),
+                )),
+                ParamKind::Uniform(t) => {
+                    let n = t.float_width().unwrap_or(1) as usize;
+                    let v: Vec<f32> = (0..n).map(|_| f()).collect();
+                    ParamData::Uniform(UniformValue::Value(Value::floats(&v)))
+                }
+                ParamKind::Input(s) => {
+                    let c = s.channels();
+                    let n = w * h * c;
+                    let buffer = match s {
+                        ctm_frontend::types::StreamType::Unorm8x4 => {
+                            StreamBuffer::U8((0..n).map(|_| f().clamp(0.0, 255.0) as u8).collect())
+                        }
+                        ctm_frontend::types::StreamType::U16 => StreamBuffer::U16(
+                            (0..n).map(|_| f().clamp(0.0, 65535.0) as u16).collect(),
+                        ),
+                        _ => StreamBuffer::F32((0..n).map(|_| f()).collect()),
+                    };
+                    ParamData::Input(StreamData {
+                        width: w,
+                        height: h,
+                        channels: c,
+                        buffer,
+                    })
+                }
+                ParamKind::Output(_) | ParamKind::Scatter => ParamData::Output,
+            }
+        })
+        .collect();
+    KernelArgs { domain, params }
+}
+
+/// (example, domain, tolerance, parameter ranges).
+pub type Case = (&'static str, (usize, usize), f32, fn(&str) -> (f32, f32));
+
+/// The differential cases: every example with a kernel (the reductions
+/// run their pass kernel elsewhere).
+pub const CASES: &[Case] = &[
+    ("saxpy", (9, 7), TOL_EXACT, |_| (-10.0, 10.0)),
+    ("threshold", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
+    ("mandelbrot", (9, 7), TOL_EXACT, |p| match p {
+        "center" => (-1.0, 0.3),
+        _ => (0.05, 0.3),
+    }),
+    ("convolution", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
+    ("polynomial", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
+    ("blend", (9, 7), TOL_EXACT, |p| match p {
+        "weight" | "use_max" => (0.0, 1.0),
+        _ => (-10.0, 10.0),
+    }),
+    ("collatz", (9, 7), TOL_EXACT, |_| (1.0, 100.0)),
+    ("grayscale", (9, 7), TOL_EXACT, |_| (0.0, 256.0)),
+    ("hash", (9, 7), TOL_EXACT, |_| (-1000.0, 1000.0)),
+    ("matmul", (9, 7), TOL_EXACT, |p| match p {
+        "k" => (0.0, 9.0),
+        _ => (-2.0, 2.0),
+    }),
+    ("transform", (9, 7), TOL_EXACT, |_| (-4.0, 4.0)),
+    ("transpose", (7, 7), TOL_EXACT, |_| (-100.0, 100.0)),
+    ("black_scholes", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
+        "rate" => (0.0, 0.1),
+        "volatility" => (0.1, 0.5),
+        "years" => (0.25, 5.0),
+        _ => (10.0, 100.0),
+    }),
+    ("cbrt", (9, 7), TOL_TRANSCENDENTAL, |_| (-100.0, 100.0)),
+    ("nbody", (9, 3), TOL_TRANSCENDENTAL, |p| match p {
+        "count" => (0.0, 9.0),
+        "softening" => (0.1, 1.0),
+        _ => (0.1, 10.0),
+    }),
+    ("normals", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
+        "scale" => (0.1, 2.0),
+        _ => (0.0, 1000.0),
+    }),
+    ("ripple", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
+        "time" => (0.0, 10.0),
+        _ => (0.0, 1.0),
+    }),
+    ("tonemap", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
+        "exposure" => (-2.0, 2.0),
+        "posterize" | "vignette" => (0.0, 1.0),
+        _ => (0.0, 10.0),
+    }),
+];
