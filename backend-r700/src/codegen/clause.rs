@@ -242,7 +242,23 @@ impl Emitter<'_> {
     ) -> Result<Vec<(AluGroup, bool, bool)>, CodegenError> {
         let mut out = Vec::new();
         let mut work: Vec<SmallVec<[(usize, Slot); 5]>> = groups.iter().rev().cloned().collect();
-        while let Some(members) = work.pop() {
+        while let Some(mut members) = work.pop() {
+            // After a split a Trans op may find its element's vector unit
+            // free; the hardware's unit assignment (§4.4, PREFER_VECTOR)
+            // then moves it there, so list it there.
+            for k in 0..members.len() {
+                let (i, s) = members[k];
+                if s == Slot::Trans && ops[i].opc.unit_class() == crate::isa::UnitClass::Any {
+                    let c = ops[i]
+                        .dst
+                        .and_then(|d| self.chans.chan[d.0 as usize])
+                        .unwrap_or(0);
+                    if !members.iter().any(|&(_, t)| t == Slot::Vec(c)) {
+                        members[k].1 = Slot::Vec(c);
+                    }
+                }
+            }
+            members.sort_by_key(|&(_, s)| s);
             let mut g = self.group(ops, &members);
             if assign_bank_swizzles(&mut g) {
                 let mova = members.iter().any(|&(i, _)| ops[i].role == Role::Mova);

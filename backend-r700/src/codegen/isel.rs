@@ -222,6 +222,15 @@ impl<'m> Selector<'m> {
     fn emit(&mut self, opc: Opc, dst: Option<VReg>, srcs: &[Operand]) -> Operand {
         let d = dst.unwrap_or_else(|| self.mir.new_reg());
         let mut srcs: SmallVec<[Operand; 3]> = srcs.iter().copied().collect();
+        if integer_sources(opc) {
+            // NEG and ABS are float modifiers (digest R14): a negated
+            // float selected by CNDE_INT is negated by a MOV first.
+            for s in &mut srcs {
+                if s.modified() {
+                    *s = self.emit(Opc::Op2(Op2::Mov), None, &[*s]);
+                }
+            }
+        }
         if matches!(opc, Opc::Op3(_)) {
             // OP3 has no ABS (digest §2.4): materialise it.
             for s in &mut srcs {
@@ -879,6 +888,13 @@ impl<'m> Selector<'m> {
         }
         Ok(())
     }
+}
+
+/// Whether the opcode reads integer sources (no float modifiers).
+fn integer_sources(opc: Opc) -> bool {
+    let m = opc.mnemonic();
+    (m.ends_with("_INT") || m.ends_with("_UINT") || m.starts_with("INT_TO") || m.starts_with("UINT_TO"))
+        && !m.starts_with("FLT_TO")
 }
 
 /// The lanes of a constant (`bool` true = −1).

@@ -7,7 +7,9 @@
 //! its element for a value written by that group); a value live into a
 //! loop stays live to the loop's end (it is read again by the next
 //! iteration). Linear scan in order of start is optimal per element for
-//! interval graphs; tuples (fetch coordinates and results, exports) take
+//! interval graphs; a value dying in a group does not pass its element to
+//! a value that group writes, so groups stay splittable; tuples (fetch
+//! coordinates and results, exports) take
 //! the lowest GPR free in all their elements. The position arrives in R0
 //! (ABI §2). Over 128 GPRs is a diagnostic (spec §4).
 
@@ -206,7 +208,12 @@ pub fn allocate(
             .map(|v| chans.chan[v.0 as usize].unwrap_or(0) as usize)
             .collect();
         let free = |g: usize, busy: &Vec<[Option<u32>; 4]>| {
-            cs.iter().all(|&c| busy[g][c].is_none_or(|e| e < u.start))
+            // A value read by a group does not hand its element to a value
+            // that group writes (`e + 1 < start`, not `e < start`): then
+            // no op reads what another op of its group writes, so any
+            // group can be split when no bank swizzle fits (clause.rs).
+            cs.iter()
+                .all(|&c| busy[g][c].is_none_or(|e| e + 1 < u.start))
         };
         let g = match u.fixed {
             Some(g) => Some(g as usize),

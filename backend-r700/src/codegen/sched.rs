@@ -146,7 +146,8 @@ struct Fill {
     used: [bool; 5],
     literals: SmallVec<[u32; 4]>,
     cpairs: SmallVec<[(u8, u8, bool); 2]>,
-    reads: [SmallVec<[VReg; 3]>; 4],
+    /// Per element: (register, read cycles it needs).
+    reads: [SmallVec<[(VReg, u8); 4]>; 4],
     has_mova: bool,
     has_rel: bool,
 }
@@ -185,15 +186,34 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
                 }
             }
             Src::Inline(_) => consts += 1,
-            Src::Reg(v) => {
-                let c = chans.of(v).unwrap_or(0) as usize;
-                if !f.reads[c].contains(&v) {
-                    f.reads[c].push(v);
-                }
-            }
+            Src::Reg(_) => {}
         }
     }
-    if f.literals.len() > 4 || f.cpairs.len() > 2 || f.reads.iter().any(|r| r.len() > 3) {
+    // GPR reads: a register read by several source positions of one op
+    // needs that many cycles of its element's bank (only src1 = src0 is
+    // shared, manual §4.7.7); the bank has three cycles.
+    for (k, s) in op.srcs.iter().enumerate() {
+        let Some(v) = s.vreg() else { continue };
+        if k == 1 && op.srcs[0].vreg() == Some(v) {
+            continue;
+        }
+        let need = op
+            .srcs
+            .iter()
+            .enumerate()
+            .filter(|&(m, o)| o.vreg() == Some(v) && !(m == 1 && op.srcs[0].vreg() == Some(v)))
+            .count() as u8;
+        let c = chans.of(v).unwrap_or(0) as usize;
+        match f.reads[c].iter_mut().find(|(r, _)| *r == v) {
+            Some((_, n)) => *n = (*n).max(need),
+            None => f.reads[c].push((v, need)),
+        }
+    }
+    let over = f
+        .reads
+        .iter()
+        .any(|r| r.iter().map(|&(_, n)| u32::from(n)).sum::<u32>() > 3);
+    if f.literals.len() > 4 || f.cpairs.len() > 2 || over {
         return None;
     }
     if slot == Slot::Trans && consts > 2 {
