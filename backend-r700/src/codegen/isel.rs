@@ -231,6 +231,31 @@ impl<'m> Selector<'m> {
                 }
             }
         }
+        // A group reads at most two constant address/element pairs
+        // (manual §4.7.5, digest R11): an op needing three copies one.
+        loop {
+            let mut pairs: SmallVec<[(u8, u8, bool); 3]> = SmallVec::new();
+            let mut last = None;
+            for (k, s) in srcs.iter().enumerate() {
+                let key = match s.src {
+                    Src::Const { elem, chan } => (elem, chan / 2, false),
+                    Src::ConstRel { base, chan } => (base, chan / 2, true),
+                    _ => continue,
+                };
+                if !pairs.contains(&key) {
+                    pairs.push(key);
+                    last = Some(k);
+                }
+            }
+            match last {
+                Some(k) if pairs.len() > 2 => {
+                    let plain = Operand::of(srcs[k].src);
+                    let r = self.emit(Opc::Op2(Op2::Mov), None, &[plain]);
+                    srcs[k] = Operand { src: r.src, ..srcs[k] };
+                }
+                _ => break,
+            }
+        }
         if matches!(opc, Opc::Op3(_)) {
             // OP3 has no ABS (digest §2.4): materialise it.
             for s in &mut srcs {
