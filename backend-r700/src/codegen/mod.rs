@@ -148,12 +148,34 @@ fn schedule_block(
 /// [`CodegenError::Limit`] when the kernel exceeds a hardware limit,
 /// [`CodegenError::Internal`] when the generator broke a rule (the
 /// validator's rule name when it was the validator that found it).
-pub fn compile(module: &Verified, _options: &Options) -> Result<Executable, CodegenError> {
+pub fn compile(module: &Verified, options: &Options) -> Result<Executable, CodegenError> {
+    compile_with_report(module, options).map(|(e, _)| e)
+}
+
+/// What the code generator measured besides the program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The lower bound on ALU groups: per straight-line segment
+    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), summed.
+    pub lower_bound: usize,
+}
+
+/// [`compile`], also returning the [`Report`].
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_with_report(
+    module: &Verified,
+    _options: &Options,
+) -> Result<(Executable, Report), CodegenError> {
     let m = module.module();
     let kernel = m.name.clone();
     let (mir, layout) = isel::Selector::new(m)?.run()?;
     let mut chans = Channels::new(&mir);
     let items = schedule_block(&mir.body, &mir, &mut chans)?;
+    let report = Report {
+        lower_bound: lower_bound(&items),
+    };
     let alloc = regalloc::allocate(&mir, &chans, &items, &kernel)?;
     let (program, stack) = clause::emit(&items, &alloc, &chans)?;
     if stack > 32 {
@@ -180,16 +202,31 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Executable, Code
     }
     let bindings = bindings(m, &layout);
     let color_exports = bindings.outputs.len() as u32;
-    Ok(Executable {
-        program,
-        resources: Resources {
-            num_gprs: alloc.num_gprs,
-            stack_size: stack,
-            kill: mir.kills,
-            color_exports,
+    Ok((
+        Executable {
+            program,
+            resources: Resources {
+                num_gprs: alloc.num_gprs,
+                stack_size: stack,
+                kill: mir.kills,
+                color_exports,
+            },
+            bindings,
         },
-        bindings,
-    })
+        report,
+    ))
+}
+
+fn lower_bound(items: &[SItem]) -> usize {
+    items
+        .iter()
+        .map(|it| match it {
+            SItem::Seg(s) => sched::lower_bound(&s.ops),
+            SItem::If(t, e) => lower_bound(t) + lower_bound(e),
+            SItem::Loop(b) => lower_bound(b),
+            SItem::Other(_) => 0,
+        })
+        .sum()
 }
 
 /// The ABI bindings (`docs/abi-r700.md` §3).

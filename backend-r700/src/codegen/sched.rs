@@ -238,6 +238,44 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
     Some(f)
 }
 
+/// The segment's lower bound on groups: max(⌈ops / 5⌉, Trans-only ops,
+/// the critical path in groups).
+pub fn lower_bound(ops: &[AluOp]) -> usize {
+    let n = ops.len();
+    if n == 0 {
+        return 0;
+    }
+    // The IR never gives a segment an op needing no unit.
+    let deps = dependencies_plain(ops);
+    let mut depth = vec![1usize; n];
+    for i in 0..n {
+        for d in &deps[i] {
+            depth[i] = depth[i].max(depth[d.pred] + d.dist);
+        }
+    }
+    let crit = depth.iter().copied().max().unwrap_or(1);
+    let trans = ops
+        .iter()
+        .filter(|o| o.opc.unit_class() == UnitClass::Trans)
+        .count();
+    crit.max(n.div_ceil(5)).max(trans)
+}
+
+fn dependencies_plain(ops: &[AluOp]) -> Vec<Vec<Dep>> {
+    (0..ops.len())
+        .map(|i| {
+            (0..i)
+                .filter(|&j| {
+                    ops[j]
+                        .dst
+                        .is_some_and(|d| ops[i].srcs.iter().any(|s| s.vreg() == Some(d)))
+                })
+                .map(|j| Dep { pred: j, dist: 1 })
+                .collect()
+        })
+        .collect()
+}
+
 /// Schedules one segment into groups, fixing the channel of every result
 /// whose channel was free.
 ///
