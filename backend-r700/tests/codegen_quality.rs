@@ -35,7 +35,10 @@ fn quality_table() {
             m.fetch_clauses,
             m.cf_instructions
         );
-        assert!(m.alu_groups >= report.lower_bound, "{name}: below the bound");
+        assert!(
+            m.alu_groups >= report.lower_bound,
+            "{name}: below the bound"
+        );
         groups += m.alu_groups;
         bound += report.lower_bound;
     }

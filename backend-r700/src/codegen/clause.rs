@@ -31,7 +31,7 @@
 use smallvec::SmallVec;
 
 use super::CodegenError;
-use super::mir::{AluOp, Item, Opc, Role, Src};
+use super::mir::{AluOp, Item, Lane, Opc, Role, Src};
 use super::regalloc::{Allocation, SItem};
 use super::sched::{Channels, Slot, assign_bank_swizzles};
 use crate::isa::{
@@ -468,11 +468,15 @@ impl Emitter<'_> {
                     let mut g = Gpr::default();
                     let mut swz = [Sel::Zero; 4];
                     for (k, l) in lanes.iter().enumerate() {
-                        if let Some(v) = l {
-                            let (rg, c) = self.reg(*v);
-                            g = rg;
-                            swz[k] = [Sel::X, Sel::Y, Sel::Z, Sel::W][c.index()];
-                        }
+                        swz[k] = match l {
+                            Lane::Reg(v) => {
+                                let (rg, c) = self.reg(*v);
+                                g = rg;
+                                [Sel::X, Sel::Y, Sel::Z, Sel::W][c.index()]
+                            }
+                            Lane::Zero => Sel::Zero,
+                            Lane::One => Sel::One,
+                        };
                     }
                     self.cf.push(CfInst::Export(CfExport {
                         op: CfExportOp::Export,

@@ -32,7 +32,7 @@ use ctm_ir::types::Ty;
 use smallvec::{SmallVec, smallvec};
 
 use super::CodegenError;
-use super::mir::{AluOp, Block, Fetch, Item, Mir, Opc, Operand, Role, Src, VReg};
+use super::mir::{AluOp, Block, Fetch, Item, Lane, Mir, Opc, Operand, Role, Src, VReg};
 use crate::isa::{InlineConst, Op2, Op3};
 
 /// The lanes of a value (empty for the state).
@@ -183,12 +183,19 @@ impl<'m> Selector<'m> {
         }
         for (k, &p) in outputs.iter().enumerate() {
             let lanes = results[k].clone();
-            let chans: Vec<u8> = (0..lanes.len() as u8).collect();
+            let mut out = [Lane::Zero; 4];
+            let mut chans = Vec::new();
+            for (i, &l) in lanes.iter().enumerate() {
+                match (l.src, l.modified()) {
+                    (Src::Inline(InlineConst::Zero), false) => out[i] = Lane::Zero,
+                    (Src::Inline(InlineConst::One), false) => out[i] = Lane::One,
+                    _ => chans.push(i as u8),
+                }
+            }
             let tuple = self.mir.new_tuple(&chans);
-            let mut out = [None; 4];
-            for (i, (&l, &t)) in lanes.iter().zip(tuple.iter()).enumerate() {
-                self.emit(Opc::Op2(Op2::Mov), Some(t), &[l]);
-                out[i] = Some(t);
+            for (&c, &t) in chans.iter().zip(tuple.iter()) {
+                self.emit(Opc::Op2(Op2::Mov), Some(t), &[lanes[c as usize]]);
+                out[c as usize] = Lane::Reg(t);
             }
             let base = self.layout.export[p].unwrap_or(0);
             self.block.push(Item::Export { base, lanes: out });
@@ -251,7 +258,10 @@ impl<'m> Selector<'m> {
                 Some(k) if pairs.len() > 2 => {
                     let plain = Operand::of(srcs[k].src);
                     let r = self.emit(Opc::Op2(Op2::Mov), None, &[plain]);
-                    srcs[k] = Operand { src: r.src, ..srcs[k] };
+                    srcs[k] = Operand {
+                        src: r.src,
+                        ..srcs[k]
+                    };
                 }
                 _ => break,
             }
@@ -918,7 +928,10 @@ impl<'m> Selector<'m> {
 /// Whether the opcode reads integer sources (no float modifiers).
 fn integer_sources(opc: Opc) -> bool {
     let m = opc.mnemonic();
-    (m.ends_with("_INT") || m.ends_with("_UINT") || m.starts_with("INT_TO") || m.starts_with("UINT_TO"))
+    (m.ends_with("_INT")
+        || m.ends_with("_UINT")
+        || m.starts_with("INT_TO")
+        || m.starts_with("UINT_TO"))
         && !m.starts_with("FLT_TO")
 }
 

@@ -220,12 +220,12 @@ pub enum Item {
         /// The body.
         body: Block,
     },
-    /// A pixel export of a tuple (lane k in channel k; `None` exports 0).
+    /// A pixel export of a tuple (lane k in channel k).
     Export {
         /// ARRAY_BASE.
         base: u32,
         /// The lanes.
-        lanes: [Option<VReg>; 4],
+        lanes: [Lane; 4],
     },
     /// A scatter write: `MEM_EXPORT` of `value.x` at dword `index.x`.
     MemExport {
@@ -234,6 +234,28 @@ pub enum Item {
         /// The dword index, an integer (channel x).
         index: VReg,
     },
+}
+
+/// One exported channel: a register of the tuple, or a constant the
+/// export's swizzle supplies (`SEL_0`, `SEL_1`, digest §2.3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lane {
+    /// The tuple register (lane k in channel k).
+    Reg(VReg),
+    /// 0.0.
+    Zero,
+    /// 1.0.
+    One,
+}
+
+impl Lane {
+    /// The register, if any.
+    pub fn vreg(self) -> Option<VReg> {
+        match self {
+            Lane::Reg(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// A sequence of items.

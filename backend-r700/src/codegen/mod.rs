@@ -4,20 +4,23 @@
 //!
 //! 1. [`isel`]: selection into [`mir`] (scalar ops on virtual registers,
 //!    fetches, exports, structured control flow);
-//! 2. [`sched`]: each straight-line run of ALU ops is list-scheduled into
+//! 2. [`coalesce`]: fetches hoisted into shared TEX clauses, copies into
+//!    tuples removed;
+//! 3. [`sched`]: each straight-line run of ALU ops is list-scheduled into
 //!    instruction groups of up to five units, which fixes the element of
 //!    every result;
-//! 3. [`regalloc`]: per-element GPR allocation by linear scan;
-//! 4. [`clause`]: bank swizzles (searched; a group without a legal
+//! 4. [`regalloc`]: per-element GPR allocation by linear scan;
+//! 5. [`clause`]: bank swizzles (searched; a group without a legal
 //!    assignment is split), ALU and TEX clauses, the CF program, the
 //!    stack size;
-//! 5. the hardware validator: a violation is an internal error naming
+//! 6. the hardware validator: a violation is an internal error naming
 //!    the rule, never output.
 //!
 //! [`cost::R700Cost`] is the cost model [`optimize_for_r700`] gives the
 //! IR's if-conversion.
 
 pub mod clause;
+pub mod coalesce;
 pub mod cost;
 pub mod isel;
 pub mod mir;
@@ -170,7 +173,8 @@ pub fn compile_with_report(
 ) -> Result<(Executable, Report), CodegenError> {
     let m = module.module();
     let kernel = m.name.clone();
-    let (mir, layout) = isel::Selector::new(m)?.run()?;
+    let (mut mir, layout) = isel::Selector::new(m)?.run()?;
+    coalesce::run(&mut mir);
     let mut chans = Channels::new(&mir);
     let items = schedule_block(&mir.body, &mir, &mut chans)?;
     let report = Report {

@@ -87,8 +87,8 @@ impl Walk {
                             }
                         }
                         Item::Export { lanes, .. } => {
-                            for v in lanes.iter().flatten() {
-                                self.touch(*v, 2 * p);
+                            for v in lanes.iter().filter_map(|l| l.vreg()) {
+                                self.touch(v, 2 * p);
                             }
                         }
                         Item::MemExport { value, index } => {
