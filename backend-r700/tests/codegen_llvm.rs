@@ -66,9 +66,7 @@ impl Emit<'_> {
         let mut v = "undef".to_string();
         for k in 0..4 {
             let l = lanes.get(k).cloned().unwrap_or_else(|| flt(0.0));
-            v = self.tmp(format!(
-                "insertelement <4 x float> {v}, float {l}, i32 {k}"
-            ));
+            v = self.tmp(format!("insertelement <4 x float> {v}, float {l}, i32 {k}"));
         }
         v
     }
@@ -235,7 +233,11 @@ impl Emit<'_> {
                 l
             }
             Op::Splat(k) => (0..*k).map(|_| ins[0][0].clone()).collect(),
-            Op::Swizzle(s) => s.lanes().iter().map(|&i| ins[0][i as usize].clone()).collect(),
+            Op::Swizzle(s) => s
+                .lanes()
+                .iter()
+                .map(|&i| ins[0][i as usize].clone())
+                .collect(),
             Op::Construct => ins.concat(),
             Op::Scatter(_) | Op::Gamma(_) | Op::Theta(_) => return None,
         };
@@ -382,7 +384,10 @@ fn llvm_ir(m: &Module) -> Option<String> {
         );
     }
     let mut text = String::from("target triple = \"r600--\"\n\n");
-    let _ = writeln!(text, "define amdgpu_ps void @main(<4 x float> inreg %pos) {{");
+    let _ = writeln!(
+        text,
+        "define amdgpu_ps void @main(<4 x float> inreg %pos) {{"
+    );
     text.push_str("entry:\n");
     text.push_str(&e.out);
     text.push_str("  ret void\n}\n");
@@ -438,7 +443,9 @@ fn compare_with_llvm_14() {
         eprintln!("skipped: llc (LLVM 14) is not installed");
         return;
     }
-    println!("| example | ctm groups | ctm slots/group | ctm GPRs | ctm clauses | LLVM groups | LLVM slots/group | LLVM clauses | ratio |");
+    println!(
+        "| example | ctm groups | ctm slots/group | ctm GPRs | ctm clauses | LLVM groups | LLVM slots/group | LLVM clauses | ratio |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     let (mut ours, mut theirs) = (0usize, 0usize);
     for name in EXAMPLES {
@@ -465,14 +472,21 @@ fn compare_with_llvm_14() {
                 ours += c.alu_groups;
                 theirs += l.alu_groups;
             }
-            Err(e) => println!("| {name} | {} | | | | llc failed: {} | | | |", c.alu_groups, e.lines().next().unwrap_or("")),
+            Err(e) => println!(
+                "| {name} | {} | | | | llc failed: {} | | | |",
+                c.alu_groups,
+                e.lines().next().unwrap_or("")
+            ),
         }
     }
     println!(
         "total: ctm {ours} groups, LLVM 14 {theirs} groups, ratio {:.2}",
         ours as f64 / theirs.max(1) as f64
     );
-    assert!(theirs > 0, "LLVM compiled none of the straight-line examples");
+    assert!(
+        theirs > 0,
+        "LLVM compiled none of the straight-line examples"
+    );
 }
 
 #[allow(dead_code)]

@@ -108,7 +108,12 @@ impl Emitter<'_> {
         let mut srcs: SmallVec<[AluSrc; 3]> = SmallVec::new();
         let mut abs = [false; 2];
         let mut rel = false;
-        for (k, o) in op.srcs.iter().enumerate() {
+        // DOT4: unit k reads the k-th pair (manual §4.8).
+        let operands: &[super::mir::Operand] = match (op.role, slot) {
+            (Role::Dot4, Slot::Vec(k)) => &op.srcs[2 * k as usize..2 * k as usize + 2],
+            _ => &op.srcs,
+        };
+        for (k, o) in operands.iter().enumerate() {
             let mut s = match o.src {
                 Src::Reg(v) => {
                     let (g, c) = self.reg(v);
@@ -134,12 +139,16 @@ impl Emitter<'_> {
             srcs.push(s);
         }
         let unused = AluSrc::new(AluSrcSel::Gpr(Gpr::default()), Chan::X);
-        let (dg, dc, writes) = match op.dst {
-            Some(d) => {
+        let (dg, dc, writes) = match (op.dst, op.role, slot) {
+            (Some(d), Role::Dot4, Slot::Vec(k)) => {
+                let (g, c) = self.reg(d);
+                (g, chan(k), c == chan(k))
+            }
+            (Some(d), _, _) => {
                 let (g, c) = self.reg(d);
                 (g, c, true)
             }
-            None => (
+            (None, _, _) => (
                 Gpr::default(),
                 match slot {
                     Slot::Vec(c) => chan(c),
@@ -277,8 +286,8 @@ impl Emitter<'_> {
             let movable = |k: usize| {
                 let (i, _) = members[k];
                 let reads = self.phys_reads(&ops[i]);
-                members.iter().enumerate().all(|(m, &(j, _))| {
-                    m == k || self.phys_write(&ops[j]).is_none_or(|w| !reads.contains(&w))
+                members.iter().all(|&(j, _)| {
+                    j == i || self.phys_write(&ops[j]).is_none_or(|w| !reads.contains(&w))
                 })
             };
             let hoistable = |k: usize| {
@@ -287,29 +296,39 @@ impl Emitter<'_> {
                     && self.phys_write(&ops[i]).is_none_or(|w| {
                         members
                             .iter()
-                            .enumerate()
-                            .all(|(m, &(j, _))| m == k || !self.phys_reads(&ops[j]).contains(&w))
+                            .all(|&(j, _)| j == i || !self.phys_reads(&ops[j]).contains(&w))
                     })
+            };
+            let distinct = {
+                let mut v: Vec<usize> = members.iter().map(|&(i, _)| i).collect();
+                v.dedup();
+                v.len()
             };
             let later = match closing {
                 Some(k) => movable(k).then_some(k),
                 None => (0..members.len()).rev().find(|&k| movable(k)),
             };
             let earlier = (0..members.len()).rev().find(|&k| hoistable(k));
-            if members.len() > 1
+            let split = |k: usize| {
+                let i = members[k].0;
+                let moved: SmallVec<[(usize, Slot); 5]> =
+                    members.iter().copied().filter(|&(j, _)| j == i).collect();
+                let rest: SmallVec<[(usize, Slot); 5]> =
+                    members.iter().copied().filter(|&(j, _)| j != i).collect();
+                (moved, rest)
+            };
+            if distinct > 1
                 && let Some(k) = later
             {
-                let mut rest = members.clone();
-                let moved = rest.remove(k);
-                work.push(smallvec::smallvec![moved]);
+                let (moved, rest) = split(k);
+                work.push(moved);
                 work.push(rest);
-            } else if members.len() > 1
+            } else if distinct > 1
                 && let Some(k) = earlier
             {
-                let mut rest = members.clone();
-                let moved = rest.remove(k);
+                let (moved, rest) = split(k);
                 work.push(rest);
-                work.push(smallvec::smallvec![moved]);
+                work.push(moved);
             } else {
                 return Err(CodegenError::internal(
                     "gpr-read-port",

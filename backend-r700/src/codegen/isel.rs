@@ -759,18 +759,25 @@ impl<'m> Selector<'m> {
                 let t = self.op2(Op2::MulIeee, &[a[0], b[0]]);
                 self.op3(Op3::MuladdIeee, &[a[1], b[1], t])
             }
-            3 => {
-                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
-                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
-                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
-                self.op2(Op2::Add, &[t2, t1])
-            }
             _ => {
-                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
-                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
-                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
-                let t3 = self.op3(Op3::MuladdIeee, &[a[3], b[3], t1]);
-                self.op2(Op2::Add, &[t2, t3])
+                // DOT4_IEEE: one group instead of a chain of three
+                // (manual §4.8; a vec3 pads with 0 · 0).
+                let mut srcs: SmallVec<[Operand; 3]> = SmallVec::new();
+                for k in 0..4 {
+                    let x = a.get(k).copied().unwrap_or(f(0.0));
+                    let y = b.get(k).copied().unwrap_or(f(0.0));
+                    srcs.push(x);
+                    srcs.push(y);
+                }
+                let d = self.mir.new_reg();
+                self.block.push(Item::Alu(AluOp {
+                    opc: Opc::Op2(Op2::Dot4Ieee),
+                    dst: Some(d),
+                    srcs,
+                    clamp: false,
+                    role: Role::Dot4,
+                }));
+                Operand::reg(d)
             }
         }
     }

@@ -171,6 +171,10 @@ pub enum Role {
     Kill,
     /// `MOVA_INT`: loads AR.x.
     Mova,
+    /// `DOT4_IEEE` over the four vector units (manual §4.8, L1906): the
+    /// sources are `a0, b0, a1, b1, a2, b2, a3, b3`, unit k reading
+    /// `a_k, b_k`; only the unit of the result's element writes it.
+    Dot4,
 }
 
 /// One scalar ALU operation.

@@ -106,13 +106,14 @@ impl CodegenError {
 /// Schedules every segment of `block`.
 fn schedule_block(
     block: &Block,
-    mir: &Mir,
+    mir: &mut Mir,
     chans: &mut Channels,
 ) -> Result<Vec<SItem>, CodegenError> {
     let mut out = Vec::new();
     let mut run = Vec::new();
     let flush = |run: &mut Vec<mir::AluOp>,
                  out: &mut Vec<SItem>,
+                 mir: &mut Mir,
                  chans: &mut Channels|
      -> Result<(), CodegenError> {
         if !run.is_empty() {
@@ -125,23 +126,23 @@ fn schedule_block(
         match item {
             Item::Alu(op) => run.push(op.clone()),
             Item::If { then, els } => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 let t = schedule_block(then, mir, chans)?;
                 let e = schedule_block(els, mir, chans)?;
                 out.push(SItem::If(t, e));
             }
             Item::Loop { body } => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 let b = schedule_block(body, mir, chans)?;
                 out.push(SItem::Loop(b));
             }
             other => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 out.push(SItem::Other(other.clone()));
             }
         }
     }
-    flush(&mut run, &mut out, chans)?;
+    flush(&mut run, &mut out, mir, chans)?;
     Ok(out)
 }
 
@@ -176,7 +177,9 @@ pub fn compile_with_report(
     let (mut mir, layout) = isel::Selector::new(m)?.run()?;
     coalesce::run(&mut mir);
     let mut chans = Channels::new(&mir);
-    let items = schedule_block(&mir.body, &mir, &mut chans)?;
+    let body = std::mem::take(&mut mir.body);
+    let items = schedule_block(&body, &mut mir, &mut chans)?;
+    mir.body = body;
     let report = Report {
         lower_bound: lower_bound(&items),
     };

@@ -19,7 +19,7 @@ use smallvec::SmallVec;
 
 use super::CodegenError;
 use super::mir::{AluOp, Mir, Role, Src, VReg};
-use crate::isa::{AluGroup, BankSwizzle, UnitClass};
+use crate::isa::{AluGroup, BankSwizzle, Op2, UnitClass};
 
 /// A unit of a group.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -121,7 +121,7 @@ fn allowed_slots(op: &AluOp, chans: &Channels) -> SmallVec<[Slot; 5]> {
     let class = op.opc.unit_class();
     // MOVA* writes the AR element of its destination element; relative
     // constant reads use AR.x (INDEX_MODE AR_X, manual §4.6.1).
-    if op.role == Role::Mova {
+    if matches!(op.role, Role::Mova | Role::Dot4) {
         return SmallVec::from_slice(&[Slot::Vec(0)]);
     }
     let fixed = op.dst.and_then(|d| chans.of(d));
@@ -154,6 +154,13 @@ struct Fill {
 
 fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill> {
     let mut f = fill.clone();
+    if op.role == Role::Dot4 {
+        if f.used[..4].iter().any(|&u| u) {
+            return None;
+        }
+        f.used[..4].fill(true);
+        return add_sources(f, op, slot, chans, true);
+    }
     let ix = match slot {
         Slot::Vec(c) => c as usize,
         Slot::Trans => 4,
@@ -162,6 +169,10 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
         return None;
     }
     f.used[ix] = true;
+    add_sources(f, op, slot, chans, false)
+}
+
+fn add_sources(mut f: Fill, op: &AluOp, slot: Slot, chans: &Channels, dot4: bool) -> Option<Fill> {
     let mut consts = 0;
     for s in &op.srcs {
         match s.src {
@@ -192,21 +203,27 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
     // GPR reads: a register read by several source positions of one op
     // needs that many cycles of its element's bank (only src1 = src0 is
     // shared, manual §4.7.7); the bank has three cycles.
-    for (k, s) in op.srcs.iter().enumerate() {
-        let Some(v) = s.vreg() else { continue };
-        if k == 1 && op.srcs[0].vreg() == Some(v) {
-            continue;
-        }
-        let need = op
-            .srcs
-            .iter()
-            .enumerate()
-            .filter(|&(m, o)| o.vreg() == Some(v) && !(m == 1 && op.srcs[0].vreg() == Some(v)))
-            .count() as u8;
-        let c = chans.of(v).unwrap_or(0) as usize;
-        match f.reads[c].iter_mut().find(|(r, _)| *r == v) {
-            Some((_, n)) => *n = (*n).max(need),
-            None => f.reads[c].push((v, need)),
+    let units: SmallVec<[&[super::mir::Operand]; 4]> = if dot4 {
+        op.srcs.chunks(2).collect()
+    } else {
+        SmallVec::from_slice(&[&op.srcs[..]])
+    };
+    for srcs in units {
+        for (k, s) in srcs.iter().enumerate() {
+            let Some(v) = s.vreg() else { continue };
+            if k == 1 && srcs[0].vreg() == Some(v) {
+                continue;
+            }
+            let need = srcs
+                .iter()
+                .enumerate()
+                .filter(|&(m, o)| o.vreg() == Some(v) && !(m == 1 && srcs[0].vreg() == Some(v)))
+                .count() as u8;
+            let c = chans.of(v).unwrap_or(0) as usize;
+            match f.reads[c].iter_mut().find(|(r, _)| *r == v) {
+                Some((_, n)) => *n = (*n).max(need),
+                None => f.reads[c].push((v, need)),
+            }
         }
     }
     let over = f
@@ -214,6 +231,14 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
         .iter()
         .any(|r| r.iter().map(|&(_, n)| u32::from(n)).sum::<u32>() > 3);
     if f.literals.len() > 4 || f.cpairs.len() > 2 || over {
+        return None;
+    }
+    if dot4
+        && op
+            .srcs
+            .chunks(2)
+            .any(|p| p.iter().filter(|o| o.is_const()).count() > 2)
+    {
         return None;
     }
     if slot == Slot::Trans && consts > 2 {
@@ -258,7 +283,11 @@ pub fn lower_bound(ops: &[AluOp]) -> usize {
         .iter()
         .filter(|o| o.opc.unit_class() == UnitClass::Trans)
         .count();
-    crit.max(n.div_ceil(5)).max(trans)
+    let slots: usize = ops
+        .iter()
+        .map(|o| if o.role == Role::Dot4 { 4 } else { 1 })
+        .sum();
+    crit.max(slots.div_ceil(5)).max(trans)
 }
 
 fn dependencies_plain(ops: &[AluOp]) -> Vec<Vec<Dep>> {
@@ -281,9 +310,62 @@ fn dependencies_plain(ops: &[AluOp]) -> Vec<Vec<Dep>> {
 ///
 /// # Errors
 /// An internal error if an operation fits no empty group (a selection bug).
-pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segment, CodegenError> {
+pub fn schedule(
+    mut ops: Vec<AluOp>,
+    mir: &mut Mir,
+    chans: &mut Channels,
+) -> Result<Segment, CodegenError> {
+    let snapshot = (chans.chan.clone(), chans.load);
+    loop {
+        match schedule_once(&ops, mir, chans) {
+            Ok(groups) => return Ok(Segment { ops, groups }),
+            Err(Retry::Expand(i)) => {
+                // A DOT4 whose operands fit no group (four registers in
+                // one bank, too many constants): four MULs and three ADDs.
+                chans.chan.clone_from(&snapshot.0);
+                chans.load = snapshot.1;
+                expand_dot4(&mut ops, i, mir);
+                chans.chan.resize(mir.regs.len(), None);
+            }
+            Err(Retry::Fail(e)) => return Err(e),
+        }
+    }
+}
+
+enum Retry {
+    Expand(usize),
+    Fail(CodegenError),
+}
+
+fn expand_dot4(ops: &mut Vec<AluOp>, i: usize, mir: &mut Mir) {
+    let op = ops.remove(i);
+    let mk = |opc: Op2, dst: VReg, srcs: &[super::mir::Operand]| AluOp {
+        opc: super::mir::Opc::Op2(opc),
+        dst: Some(dst),
+        srcs: srcs.iter().copied().collect(),
+        clamp: false,
+        role: Role::Plain,
+    };
+    let t: Vec<VReg> = (0..6).map(|_| mir.new_reg()).collect();
+    let r = super::mir::Operand::reg;
+    let d = op.dst.unwrap_or(t[5]);
+    let new = [
+        mk(Op2::MulIeee, t[0], &op.srcs[0..2]),
+        mk(Op2::MulIeee, t[1], &op.srcs[2..4]),
+        mk(Op2::MulIeee, t[2], &op.srcs[4..6]),
+        mk(Op2::MulIeee, t[3], &op.srcs[6..8]),
+        mk(Op2::Add, t[4], &[r(t[0]), r(t[1])]),
+        mk(Op2::Add, t[5], &[r(t[2]), r(t[3])]),
+        mk(Op2::Add, d, &[r(t[4]), r(t[5])]),
+    ];
+    for (k, o) in new.into_iter().enumerate() {
+        ops.insert(i + k, o);
+    }
+}
+
+fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<Group>, Retry> {
     let n = ops.len();
-    let deps = dependencies(&ops, mir);
+    let deps = dependencies(ops, mir);
     // Priority: longest path to the end.
     let mut height = vec![1usize; n];
     for i in (0..n).rev() {
@@ -334,6 +416,9 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
                     // A same-group reader of this op's result is impossible
                     // (dist ≥ 1), so placing it is safe.
                     fill = f;
+                    if ops[i].role == Role::Dot4 {
+                        group.extend((1..4).map(|c| (i, Slot::Vec(c))));
+                    }
                     group.push((i, s));
                     group_of[i] = Some(g);
                     done += 1;
@@ -341,6 +426,9 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
                         && chans.of(d).is_none()
                     {
                         let c = match s {
+                            _ if ops[i].role == Role::Dot4 => (0..4u8)
+                                .min_by_key(|&c| chans.load[c as usize])
+                                .unwrap_or(0),
                             Slot::Vec(c) => c,
                             Slot::Trans => (0..4u8)
                                 .min_by_key(|&c| chans.load[c as usize])
@@ -358,13 +446,16 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
             }
         }
         if group.is_empty() {
-            return Err(CodegenError::internal(
+            if let Some(&i) = ready.iter().find(|&&i| ops[i].role == Role::Dot4) {
+                return Err(Retry::Expand(i));
+            }
+            return Err(Retry::Fail(CodegenError::internal(
                 "group-size",
                 format!(
                     "no ready operation fits an empty group ({} ready)",
                     ready.len()
                 ),
-            ));
+            )));
         }
         // The hardware's unit assignment (manual §4.4, PREFER_VECTOR) puts
         // an any-unit op on its element's vector unit when that is free;
@@ -381,7 +472,7 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
         group.sort_by_key(|&(_, s)| s);
         groups.push(group);
     }
-    Ok(Segment { ops, groups })
+    Ok(groups)
 }
 
 /// Finds bank swizzles for the instructions of `group` (already encoded
