@@ -36,7 +36,11 @@ fn search_repairs_a_group_the_naive_swizzle_breaks() {
     );
     assert!(assign_bank_swizzles(&mut g));
     assert!(group_port_violations(&g).is_empty());
-    assert!(g.insts.iter().any(|i| i.bank_swizzle != BankSwizzle::Vec012));
+    assert!(
+        g.insts
+            .iter()
+            .any(|i| i.bank_swizzle != BankSwizzle::Vec012)
+    );
 }
 
 #[test]

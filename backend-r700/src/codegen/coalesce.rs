@@ -56,73 +56,95 @@ fn hoist(block: &mut Block, mir: &Mir) {
 }
 
 fn sort_run(run: &mut [Item], mir: &Mir) {
-    let mut level: HashMap<VReg, u32> = HashMap::new();
-    let mut readers_of: HashMap<VReg, u32> = HashMap::new();
-    let (mut ar, mut rel_readers) = (0u32, 0u32);
-    let mut keys = Vec::with_capacity(run.len());
-    for item in run.iter() {
-        let key = match item {
-            Item::Alu(op) => {
-                let mut l = op
-                    .srcs
-                    .iter()
-                    .filter_map(|s| s.vreg())
-                    .map(|v| level.get(&v).copied().unwrap_or(0))
-                    .max()
-                    .unwrap_or(0);
-                let rel = op
-                    .srcs
-                    .iter()
-                    .any(|s| matches!(s.src, Src::ConstRel { .. }));
-                if rel {
-                    l = l.max(ar);
-                }
-                if op.role == Role::Mova {
-                    l = l.max(rel_readers);
-                }
-                if let Some(d) = op.dst
-                    && mir.regs[d.0 as usize].merge
-                {
-                    l = l.max(readers_of.get(&d).copied().unwrap_or(0));
-                }
-                let closing = matches!(op.role, Role::Predicate | Role::Kill);
-                for v in op.srcs.iter().filter_map(|s| s.vreg()) {
-                    let e = readers_of.entry(v).or_insert(0);
-                    *e = (*e).max(l);
-                }
-                if rel {
-                    rel_readers = rel_readers.max(l);
-                }
-                if op.role == Role::Mova {
-                    ar = l;
-                }
-                if let Some(d) = op.dst {
-                    level.insert(d, l);
-                }
-                if closing { u32::MAX } else { 2 * l }
-            }
-            Item::Fetch(f) => {
-                let l = f
-                    .coord
-                    .iter()
-                    .map(|v| level.get(v).copied().unwrap_or(0))
-                    .max()
-                    .unwrap_or(0);
-                for v in f.coord {
-                    let e = readers_of.entry(v).or_insert(0);
-                    *e = (*e).max(l);
-                }
-                for v in f.dst.iter().flatten() {
-                    level.insert(*v, l + 1);
-                }
-                2 * l + 1
-            }
-            _ => u32::MAX,
+    let n = run.len();
+    // Dependencies on earlier items: RAW, a merge register's write after
+    // its earlier reads and writes, MOVA after relative reads and MOVAs,
+    // relative reads after their MOVA.
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut def_of: HashMap<VReg, usize> = HashMap::new();
+    let mut readers: HashMap<VReg, Vec<usize>> = HashMap::new();
+    let (mut last_mova, mut rel_readers): (Option<usize>, Vec<usize>) = (None, Vec::new());
+    for (i, item) in run.iter().enumerate() {
+        let (reads, writes): (Vec<VReg>, Vec<VReg>) = match item {
+            Item::Alu(op) => (
+                op.srcs.iter().filter_map(|s| s.vreg()).collect(),
+                op.dst.into_iter().collect(),
+            ),
+            Item::Fetch(f) => (f.coord.to_vec(), f.dst.iter().flatten().copied().collect()),
+            _ => (Vec::new(), Vec::new()),
         };
-        keys.push(key);
+        for v in &reads {
+            if let Some(&d) = def_of.get(v) {
+                deps[i].push(d);
+            }
+        }
+        for w in &writes {
+            if mir.regs[w.0 as usize].merge {
+                deps[i].extend(readers.get(w).into_iter().flatten().copied());
+                if let Some(&d) = def_of.get(w) {
+                    deps[i].push(d);
+                }
+            }
+        }
+        if let Item::Alu(op) = item {
+            let rel = op
+                .srcs
+                .iter()
+                .any(|s| matches!(s.src, Src::ConstRel { .. }));
+            if rel {
+                deps[i].extend(last_mova);
+                rel_readers.push(i);
+            }
+            if op.role == Role::Mova {
+                deps[i].append(&mut rel_readers);
+                deps[i].extend(last_mova);
+                last_mova = Some(i);
+            }
+        }
+        for v in reads {
+            readers.entry(v).or_default().push(i);
+        }
+        for w in writes {
+            def_of.insert(w, i);
+        }
     }
-    let mut order: Vec<usize> = (0..run.len()).collect();
-    order.sort_by_key(|&i| (keys[i], i));
+    // Fetch levels: how many fetches lie on the longest chain into an item.
+    let mut level = vec![0u32; n];
+    for i in 0..n {
+        let l = deps[i]
+            .iter()
+            .map(|&d| level[d] + u32::from(matches!(run[d], Item::Fetch(_))))
+            .max()
+            .unwrap_or(0);
+        level[i] = l;
+    }
+    let top = (0..n)
+        .filter(|&i| matches!(run[i], Item::Fetch(_)))
+        .map(|i| level[i] + 1)
+        .max()
+        .unwrap_or(0);
+    // Items a fetch needs must precede it; the rest wait for the last
+    // fetch, so they share the clauses after it.
+    let mut feeds = vec![false; n];
+    for i in (0..n).rev() {
+        if matches!(run[i], Item::Fetch(_)) || feeds[i] {
+            for &d in &deps[i] {
+                feeds[d] = true;
+            }
+        }
+    }
+    let mut key = vec![0u32; n];
+    for i in 0..n {
+        let base = match &run[i] {
+            Item::Fetch(_) => 2 * level[i] + 1,
+            Item::Alu(op) if matches!(op.role, Role::Predicate | Role::Kill) => u32::MAX,
+            _ if feeds[i] => 2 * level[i],
+            _ => 2 * top,
+        };
+        key[i] = deps[i].iter().map(|&d| key[d]).fold(base, u32::max);
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (key[i], i));
     let items: Vec<Item> = order.iter().map(|&i| run[i].clone()).collect();
     for (slot, item) in run.iter_mut().zip(items) {
         *slot = item;

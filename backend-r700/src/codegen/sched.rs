@@ -491,28 +491,27 @@ pub fn assign_bank_swizzles(group: &mut AluGroup) -> bool {
             _ => &BankSwizzle::ALL[..],
         })
         .collect();
-    let mut choice = vec![0usize; group.insts.len()];
-    loop {
-        for (k, inst) in group.insts.iter_mut().enumerate() {
-            inst.bank_swizzle = options[k][choice[k]];
-        }
-        if group_port_violations(group).is_empty() {
+    // Depth-first over the instructions in order: a prefix that already
+    // breaks a read port cannot be completed (reservations only grow), so
+    // it is pruned; the prefixes keep the full group's unit assignment
+    // (Trans is listed last).
+    fn dfs(group: &mut AluGroup, k: usize, options: &[&[BankSwizzle]]) -> bool {
+        if k == group.insts.len() {
             return true;
         }
-        // Next combination (odometer).
-        let mut k = 0;
-        loop {
-            if k == choice.len() {
-                return false;
+        for &sw in options[k] {
+            group.insts[k].bank_swizzle = sw;
+            let prefix = AluGroup {
+                insts: group.insts[..=k].iter().copied().collect(),
+                literals: group.literals.clone(),
+            };
+            if group_port_violations(&prefix).is_empty() && dfs(group, k + 1, options) {
+                return true;
             }
-            choice[k] += 1;
-            if choice[k] < options[k].len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
         }
+        false
     }
+    dfs(group, 0, &options)
 }
 
 /// The swizzles the Trans slot accepts (Table 4.3: SCL_210, SCL_122,
