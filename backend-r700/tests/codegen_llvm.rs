@@ -10,6 +10,8 @@
 //! static metrics as ctm's program. Skips with a note when `llc` is not
 //! installed (CI does not need it).
 
+#![allow(clippy::needless_range_loop)] // lanes of several operands, indexed together
+
 mod codegen_common;
 
 use std::collections::HashMap;
@@ -21,7 +23,6 @@ use ctm_backend_r700::codegen::compile_with_report;
 use ctm_backend_r700::stats::{StaticMetrics, static_metrics};
 use ctm_backend_r700::{Executable, Resources, isa};
 use ctm_frontend::tast::ParamKind;
-use ctm_frontend::types::{StreamType, Type};
 use ctm_frontend::value::Value as Constant;
 use ctm_ir::graph::{Module, Value};
 use ctm_ir::op::{BinOp, CmpOp, LaneCond, Op, UnOp};
@@ -488,6 +489,3 @@ fn compare_with_llvm_14() {
         "LLVM compiled none of the straight-line examples"
     );
 }
-
-#[allow(dead_code)]
-fn _unused(_: StreamType, _: Type) {}

@@ -612,10 +612,10 @@ pub fn emit(
     e.items(items)?;
     // The last export is EXPORT_DONE and ends the program.
     let last_export = e.cf.iter().rposition(|c| matches!(c, CfInst::Export(_)));
-    if let Some(i) = last_export {
-        if let CfInst::Export(x) = &mut e.cf[i] {
-            x.op = CfExportOp::ExportDone;
-        }
+    if let Some(i) = last_export
+        && let CfInst::Export(x) = &mut e.cf[i]
+    {
+        x.op = CfExportOp::ExportDone;
     }
     let ends_here = match e.cf.last_mut() {
         Some(CfInst::Export(x)) => {

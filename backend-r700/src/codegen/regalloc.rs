@@ -186,8 +186,8 @@ pub fn allocate(
             fixed,
         });
     }
-    for i in 0..n {
-        if !in_tuple[i] && w.first[i] != u32::MAX {
+    for (i, &tupled) in in_tuple.iter().enumerate() {
+        if !tupled && w.first[i] != u32::MAX {
             units.push(Unit {
                 regs: vec![VReg(i as u32)],
                 start: w.first[i],

@@ -488,7 +488,7 @@ pub fn assign_bank_swizzles(group: &mut AluGroup) -> bool {
         .iter()
         .map(|u| match u {
             Some(crate::isa::Unit::Trans) => &TRANS_SWIZZLES[..],
-            _ => &BankSwizzle::ALL[..],
+            _ => BankSwizzle::ALL,
         })
         .collect();
     // Depth-first over the instructions in order: a prefix that already
