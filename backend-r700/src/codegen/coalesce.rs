@@ -9,6 +9,8 @@
 //!   write to a merge register stays after the reads of its old value,
 //!   `MOVA_INT` after the relative reads of the previous one, the closing
 //!   `PRED_SET`/`KILL` last.
+//! * **Dead code**: plain ALU ops whose result nothing reads (a `SET*`
+//!   whose only use became a `CND*`) are removed.
 //! * **Copy coalescing**: a `MOV` into a tuple register (fetch
 //!   coordinates, exported values, scatter operands) from a register
 //!   with one definition and no other use is removed, the definition
@@ -22,6 +24,7 @@ use crate::isa::Op2;
 /// Runs both clean-ups on `mir`.
 pub fn run(mir: &mut Mir) {
     let mut body = std::mem::take(&mut mir.body);
+    dead_code(&mut body);
     hoist(&mut body, mir);
     coalesce(&mut body, mir);
     mir.body = body;
@@ -149,6 +152,39 @@ fn sort_run(run: &mut [Item], mir: &Mir) {
     for (slot, item) in run.iter_mut().zip(items) {
         *slot = item;
     }
+}
+
+/// Removes plain ALU ops whose result nothing reads, to a fixed point.
+fn dead_code(block: &mut Block) {
+    loop {
+        let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
+        count(block, &mut uses, &mut defs);
+        if !remove_dead(block, &uses) {
+            return;
+        }
+    }
+}
+
+fn remove_dead(block: &mut Block, uses: &HashMap<VReg, u32>) -> bool {
+    let before = block.len();
+    block.retain(|item| match item {
+        Item::Alu(op) => {
+            !(op.role == Role::Plain && op.dst.is_some_and(|d| !uses.contains_key(&d)))
+        }
+        _ => true,
+    });
+    let mut changed = block.len() != before;
+    for item in block.iter_mut() {
+        match item {
+            Item::If { then, els } => {
+                changed |= remove_dead(then, uses);
+                changed |= remove_dead(els, uses);
+            }
+            Item::Loop { body } => changed |= remove_dead(body, uses),
+            _ => {}
+        }
+    }
+    changed
 }
 
 fn count(block: &Block, uses: &mut HashMap<VReg, u32>, defs: &mut HashMap<VReg, u32>) {

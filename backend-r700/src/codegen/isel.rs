@@ -68,6 +68,9 @@ pub struct Selector<'m> {
     next_chan: u8,
     domain_used: bool,
     n_scatter: u32,
+    /// Float comparisons with 0.0, by result: a select on one becomes a
+    /// single `CND*` (the `SET*` is removed if nothing else reads it).
+    zero_cmp: HashMap<Value, (CmpOp, Operand)>,
 }
 
 fn f(x: f32) -> Operand {
@@ -143,6 +146,7 @@ impl<'m> Selector<'m> {
             next_chan: 0,
             domain_used: false,
             n_scatter: sc,
+            zero_cmp: HashMap::new(),
         })
     }
 
@@ -461,14 +465,48 @@ impl<'m> Selector<'m> {
             Op::Compare(c) => {
                 let (a, b) = (self.scalar(ins[0])?, self.scalar(ins[1])?);
                 let float = m.ty(ins[0]).is_float();
+                let zero = |o: Operand| !o.modified() && o.src == Src::Inline(InlineConst::Zero);
+                if float && zero(b) {
+                    self.zero_cmp.insert(out(0), (*c, a));
+                } else if float && zero(a) {
+                    let swapped = match c {
+                        CmpOp::Lt => CmpOp::Gt,
+                        CmpOp::Le => CmpOp::Ge,
+                        CmpOp::Gt => CmpOp::Lt,
+                        CmpOp::Ge => CmpOp::Le,
+                        other => *other,
+                    };
+                    self.zero_cmp.insert(out(0), (swapped, b));
+                }
                 smallvec![self.compare(*c, a, b, float)]
             }
             Op::Select => {
                 let c = self.scalar(ins[0])?;
                 let (a, b) = (self.lanes(ins[1])?, self.lanes(ins[2])?);
+                let cmp = self.zero_cmp.get(&ins[0]).copied();
                 match const_int(c) {
                     Some(0) => b,
                     Some(_) => a,
+                    None if m.ty(ins[1]).is_float() && cmp.is_some() => {
+                        // `x ? a : b` with x a float comparison with 0: one
+                        // CND* per lane, exact for NaN (a NaN compares
+                        // false both ways): x < 0 ⟺ −x > 0, x ≤ 0 ⟺ −x ≥ 0.
+                        let (op, x) = cmp.unwrap_or((CmpOp::Eq, f(0.0)));
+                        let (opc, x, swap) = match op {
+                            CmpOp::Gt => (Op3::Cndgt, x, false),
+                            CmpOp::Ge => (Op3::Cndge, x, false),
+                            CmpOp::Lt => (Op3::Cndgt, x.negated(), false),
+                            CmpOp::Le => (Op3::Cndge, x.negated(), false),
+                            CmpOp::Eq => (Op3::Cnde, x, false),
+                            CmpOp::Ne => (Op3::Cnde, x, true),
+                        };
+                        let mut l = Lanes::new();
+                        for (p, q) in a.into_iter().zip(b) {
+                            let (t, e) = if swap { (q, p) } else { (p, q) };
+                            l.push(self.op3(opc, &[x, t, e]));
+                        }
+                        l
+                    }
                     None => {
                         let c = self.plain(c);
                         let mut l = Lanes::new();
