@@ -454,7 +454,14 @@ impl<'m> Selector<'m> {
                 );
                 let mut l = Lanes::new();
                 for i in 0..a.len() {
-                    l.push(self.op3(Op3::MuladdIeee, &[a[i], b[i], c[i]]));
+                    let folded = match (const_f32(a[i]), const_f32(b[i]), const_f32(c[i])) {
+                        (Some(p), Some(q), Some(r)) => Some(ctm_frontend::numerics::mad(p, q, r)),
+                        _ => None,
+                    };
+                    l.push(match folded {
+                        Some(v) => f(v),
+                        None => self.op3(Op3::MuladdIeee, &[a[i], b[i], c[i]]),
+                    });
                 }
                 l
             }
@@ -580,7 +587,17 @@ impl<'m> Selector<'m> {
             ParamKind::Input(StreamType::Vec2) => 2,
             _ => 4,
         };
-        let chans: Vec<u8> = (0..width).collect();
+        // The texel's lanes may land in any elements (DST_SEL): narrow
+        // results rotate through the banks so that values fetched together
+        // can be read together (§4.7.4).
+        let chans: Vec<u8> = match width {
+            1 => vec![self.chan()],
+            2 => {
+                let c = self.chan() & 2;
+                vec![c, c + 1]
+            }
+            _ => (0..width).collect(),
+        };
         let t = self.mir.new_tuple(&chans);
         let mut dst = [None; 4];
         for (k, &v) in t.iter().enumerate() {
@@ -673,6 +690,16 @@ impl<'m> Selector<'m> {
     fn binary(&mut self, b: BinOp, x: Operand, y: Operand) -> Result<Operand, CodegenError> {
         use BinOp::*;
         let int_op = |op| Some(op);
+        // Constant operands fold with the reference's numerics.
+        if let (Some(a), Some(c)) = (const_f32(x), const_f32(y)) {
+            use ctm_frontend::numerics as num;
+            match b {
+                FAdd => return Ok(f(num::add(a, c))),
+                FSub => return Ok(f(num::add(a, -c))),
+                FMul => return Ok(f(num::mul(a, c))),
+                _ => {}
+            }
+        }
         let iop = match b {
             FAdd => return Ok(self.op2(Op2::Add, &[x, y])),
             FSub => return Ok(self.op2(Op2::Add, &[x, y.negated()])),
@@ -988,6 +1015,19 @@ fn constant(c: &Constant) -> Lanes {
         Constant::I32(x) => smallvec![int(x)],
         Constant::Float { lanes, width } => lanes[..width as usize].iter().map(|&x| f(x)).collect(),
     }
+}
+
+/// The float value of a constant operand, modifiers applied.
+fn const_f32(o: Operand) -> Option<f32> {
+    let v = match o.src {
+        Src::Lit(x) => f32::from_bits(x),
+        Src::Inline(InlineConst::Zero) => 0.0,
+        Src::Inline(InlineConst::One) => 1.0,
+        Src::Inline(InlineConst::Half) => 0.5,
+        _ => return None,
+    };
+    let v = if o.abs { v.abs() } else { v };
+    Some(if o.neg { -v } else { v })
 }
 
 /// The integer value of a constant operand.
