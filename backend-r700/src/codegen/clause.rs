@@ -395,9 +395,10 @@ impl Emitter<'_> {
                                 end -= 1;
                             }
                         }
-                        let clause = AluClause {
+                        let mut clause = AluClause {
                             groups: groups[start..end].iter().map(|g| g.0.clone()).collect(),
                         };
+                        forward_previous_results(&mut clause);
                         let last = end == n;
                         let op = if last && push {
                             CfAluOp::AluPushBefore
@@ -580,6 +581,56 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// PV/PS forwarding (manual §4.4 L1284, §4.7.4): a source reading the
+/// GPR element the previous group of the clause wrote reads that group's
+/// result from PV.e (vector unit e) or PS (Trans) instead, which takes no
+/// GPR read port. Only real writes (WRITE_MASK, not MOVA) are forwarded; a
+/// group whose swizzles no longer fit keeps its GPR reads.
+fn forward_previous_results(clause: &mut AluClause) {
+    use crate::isa::{PreferVector, Unit, assign_units};
+    for g in 1..clause.groups.len() {
+        let prev = &clause.groups[g - 1];
+        let units = assign_units(&prev.insts, PreferVector::Yes);
+        let mut written: Vec<((u32, Chan), AluSrcSel, Chan)> = Vec::new();
+        for (inst, unit) in prev.insts.iter().zip(&units) {
+            if !inst.writes_gpr() || inst.dst.rel {
+                continue;
+            }
+            let key = (inst.dst.gpr.get(), inst.dst.chan);
+            match unit {
+                Some(Unit::Vector(e)) => written.push((key, AluSrcSel::Pv, *e)),
+                Some(Unit::Trans) => written.push((key, AluSrcSel::Ps, Chan::X)),
+                None => {}
+            }
+        }
+        if written.is_empty() {
+            continue;
+        }
+        let before = clause.groups[g].clone();
+        let group = &mut clause.groups[g];
+        for inst in group.insts.iter_mut() {
+            let n = inst.src_count();
+            let fields: &mut [AluSrc] = match &mut inst.form {
+                crate::isa::AluForm::Op2(f) => &mut f.src,
+                crate::isa::AluForm::Op3(f) => &mut f.src,
+            };
+            for s in fields.iter_mut().take(n) {
+                if let AluSrcSel::Gpr(r) = s.sel
+                    && !s.rel
+                    && let Some(&(_, sel, chan)) =
+                        written.iter().find(|(k, _, _)| *k == (r.get(), s.chan))
+                {
+                    s.sel = sel;
+                    s.chan = chan;
+                }
+            }
+        }
+        if !assign_bank_swizzles(group) {
+            clause.groups[g] = before;
+        }
     }
 }
 
