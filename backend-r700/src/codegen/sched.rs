@@ -413,6 +413,21 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
             }
             for s in order {
                 if let Some(f) = try_add(&fill, &ops[i], s, chans) {
+                    // The exact read-port check (the swizzle search on the
+                    // group with one pseudo-GPR per register: values read
+                    // together are live together, so they get distinct
+                    // GPRs whatever the allocation).
+                    if !group.is_empty() {
+                        let mut trial = group.clone();
+                        if ops[i].role == Role::Dot4 {
+                            trial.extend((0..4).map(|c| (i, Slot::Vec(c))));
+                        } else {
+                            trial.push((i, s));
+                        }
+                        if !ports_ok(&trial, ops, chans) {
+                            continue;
+                        }
+                    }
                     // A same-group reader of this op's result is impossible
                     // (dist ≥ 1), so placing it is safe.
                     fill = f;
@@ -473,6 +488,113 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
         groups.push(group);
     }
     Ok(groups)
+}
+
+/// Whether `members` have a legal bank-swizzle assignment, with each
+/// register read as its own pseudo-GPR in its element.
+fn ports_ok(members: &[(usize, Slot)], ops: &[AluOp], chans: &Channels) -> bool {
+    use crate::isa::{AluDst, AluInst, AluSrc, AluSrcSel, Chan, Gpr};
+    let chan = |c: u8| [Chan::X, Chan::Y, Chan::Z, Chan::W][(c & 3) as usize];
+    let mut sorted: SmallVec<[(usize, Slot); 5]> = members.iter().copied().collect();
+    // Any-unit ops in Trans whose element's vector unit is free run there
+    // (as the placement normalises them).
+    let predicted = (0..4u8)
+        .min_by_key(|&c| chans.load[c as usize])
+        .unwrap_or(0);
+    let dst_chan = |i: usize, s: Slot| -> u8 {
+        match s {
+            Slot::Vec(c) => c,
+            Slot::Trans => ops[i].dst.and_then(|d| chans.of(d)).unwrap_or(predicted),
+        }
+    };
+    for k in 0..sorted.len() {
+        let (i, s) = sorted[k];
+        if s == Slot::Trans && ops[i].opc.unit_class() == UnitClass::Any {
+            let c = dst_chan(i, s);
+            if !sorted.iter().any(|&(_, t)| t == Slot::Vec(c)) {
+                sorted[k].1 = Slot::Vec(c);
+            }
+        }
+    }
+    sorted.sort_by_key(|&(_, s)| s);
+    let mut ids: SmallVec<[VReg; 16]> = SmallVec::new();
+    let mut lits: SmallVec<[u32; 4]> = SmallVec::new();
+    let mut insts: SmallVec<[AluInst; 5]> = SmallVec::new();
+    for &(i, s) in &sorted {
+        let op = &ops[i];
+        let operands: &[super::mir::Operand] = match (op.role, s) {
+            (Role::Dot4, Slot::Vec(k)) => &op.srcs[2 * k as usize..2 * k as usize + 2],
+            _ => &op.srcs,
+        };
+        let mut srcs: SmallVec<[AluSrc; 3]> = SmallVec::new();
+        for o in operands {
+            let mut a = match o.src {
+                Src::Reg(v) => {
+                    let id = match ids.iter().position(|&x| x == v) {
+                        Some(p) => p,
+                        None => {
+                            ids.push(v);
+                            ids.len() - 1
+                        }
+                    };
+                    AluSrc::new(
+                        AluSrcSel::Gpr(Gpr::new(id as u32).unwrap_or_default()),
+                        chan(chans.of(v).unwrap_or(0)),
+                    )
+                }
+                Src::Const { elem, chan: c } => AluSrc::new(AluSrcSel::Cfile(elem), chan(c)),
+                Src::ConstRel { base, chan: c } => {
+                    let mut a = AluSrc::new(AluSrcSel::Cfile(base), chan(c));
+                    a.rel = true;
+                    a
+                }
+                Src::Lit(x) => {
+                    let p = match lits.iter().position(|&l| l == x) {
+                        Some(p) => p,
+                        None => {
+                            lits.push(x);
+                            lits.len() - 1
+                        }
+                    };
+                    AluSrc::new(AluSrcSel::Literal, chan(p as u8))
+                }
+                Src::Inline(c) => AluSrc::new(AluSrcSel::Inline(c), Chan::X),
+            };
+            a.neg = o.neg;
+            srcs.push(a);
+        }
+        let unused = AluSrc::new(AluSrcSel::Gpr(Gpr::default()), Chan::X);
+        let dst = AluDst {
+            gpr: Gpr::new(127).unwrap_or_default(),
+            rel: false,
+            chan: chan(dst_chan(i, s)),
+        };
+        let inst = match op.opc {
+            super::mir::Opc::Op2(o) => AluInst::op2(
+                o,
+                dst,
+                [
+                    srcs.first().copied().unwrap_or(unused),
+                    srcs.get(1).copied().unwrap_or(unused),
+                ],
+            ),
+            super::mir::Opc::Op3(o) => AluInst::op3(
+                o,
+                dst,
+                [
+                    srcs.first().copied().unwrap_or(unused),
+                    srcs.get(1).copied().unwrap_or(unused),
+                    srcs.get(2).copied().unwrap_or(unused),
+                ],
+            ),
+        };
+        insts.push(inst);
+    }
+    if ids.len() > 120 {
+        return true;
+    }
+    let mut g = AluGroup::with_literals(&insts, &lits);
+    assign_bank_swizzles(&mut g)
 }
 
 /// Finds bank swizzles for the instructions of `group` (already encoded
