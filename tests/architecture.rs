@@ -137,11 +137,11 @@ fn emit_ir_is_what_the_code_generator_receives() {
         // the pipeline gives.
         let ir = optimized_ir(&compilation, x1k.cost_model(), None).expect("ir");
         let direct = x1k.compile(&ir).expect("compiles");
-        assert_eq!(direct.elf(), program.elf(), "{name}");
+        assert_eq!(direct.elf().unwrap(), program.elf().unwrap(), "{name}");
         let Emitted::Binary(elf) = emit(&source, &compilation, EmitKind::Elf).expect("elf") else {
             panic!("elf is binary")
         };
-        assert_eq!(elf, program.elf(), "{name}");
+        assert_eq!(elf, program.elf().unwrap(), "{name}");
     }
 }
 

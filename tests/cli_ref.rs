@@ -150,24 +150,27 @@ fn the_graph_ir_prints_as_text_and_graphviz_for_every_target() {
 }
 
 #[test]
-fn r700_is_not_built_yet() {
+fn r700_compiles_and_runs_through_the_target_layer() {
     let w = Work::new();
     let k = w.file("saxpy.ck", SAXPY);
-    let message = "the r700 backend is not built yet";
-    w.ctmc(&[&k, "--target", "r700", "--simulate"])
-        .expect(2)
-        .stderr_has(message);
-    w.ctmc(&[&k, "--target", "r700"])
-        .expect(2)
-        .stderr_has(message);
-    w.ctmc(&[&k, "--target", "r700", "--emit", "asm"])
-        .expect(2)
-        .stderr_has(message);
+    w.ctmc(&[&k, "--target", "r700", "--simulate", "--check"])
+        .expect(0)
+        .stdout_has("check passed");
+    w.ctmc(&[&k, "--target", "r700"]).expect(0);
+    assert!(w.path("saxpy.r700.elf").exists());
+    let elf = std::fs::read(w.path("saxpy.r700.elf")).unwrap();
+    assert_eq!(u16::from_le_bytes([elf[18], elf[19]]), 125, "e_machine");
+    let asm = w.ctmc(&[&k, "--target", "r700", "--emit", "asm"]);
+    asm.expect(0);
+    let disasm = w.ctmc(&["disasm", &w.path("saxpy.r700.elf").display().to_string()]);
+    disasm.expect(0);
+    assert_eq!(
+        asm.stdout, disasm.stdout,
+        "--emit asm is what disasm prints"
+    );
     w.ctmc(&[&k, "--target", "ref", "--emit", "elf"])
         .expect(2)
         .stderr_has("needs a machine target");
-    // Nothing was written.
-    assert!(!w.path("saxpy.r700.elf").exists());
     assert!(!w.path("saxpy.x1k.elf").exists());
 }
 

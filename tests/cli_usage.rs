@@ -197,7 +197,8 @@ fn run_errors() {
     w.ctmc(&["run", &bin, "--raw", "--target", "x1k"])
         .expect(2)
         .stderr_has("slots of 24 bytes");
-    // Everything well-formed: the r700 backend is what is missing.
+    // Everything well-formed: the r700 runs the two CF NOPs and faults
+    // past the end of the CF program (no END_OF_PROGRAM).
     w.ctmc(&[
         "run",
         &bin,
@@ -215,8 +216,8 @@ fn run_errors() {
         "--dump-outputs",
         "--stats=json",
     ])
-    .expect(2)
-    .stderr_has("the r700 backend is not built yet");
+    .expect(1)
+    .stderr_has("no END_OF_PROGRAM");
     w.ctmc(&["run", &elf, "--simulate", "--stats"])
         .expect(2)
         .stderr_has("too short to be an ELF");

@@ -9,9 +9,9 @@
 mod codegen_common;
 
 use codegen_common::check_kernel;
-use ctm_frontend::r#gen::{GenOptions, NumericsMode, generate, random_args};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
+use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
 
 /// Kernels per run (`CTM_RANDOM_KERNELS` overrides, `CTM_RANDOM_FIRST`
 /// sets the first seed).

@@ -291,7 +291,7 @@ pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<E
                     CodegenFailure::Unavailable(why) => EmitError::Unavailable(why),
                 })?;
             Ok(match kind {
-                EmitKind::Elf => Emitted::Binary(program.elf()),
+                EmitKind::Elf => Emitted::Binary(program.elf()?),
                 EmitKind::Asm => Emitted::Text(program.listing()?),
                 _ => {
                     let mut text = serde_json::Value::Object(program.static_metrics()).to_string();

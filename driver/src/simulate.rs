@@ -45,6 +45,9 @@ pub struct MachineModels {
     /// The X1K processor array: SIMD group size, step limit, hazard
     /// policy, cycle model.
     pub x1k: ctm_sim::x1k::dpp::DppOptions,
+    /// The R700: SIMD engines, register file, stack, step limit,
+    /// parallelism.
+    pub r700: ctm_sim::r700::Config,
 }
 
 /// What an output holds.

@@ -69,6 +69,7 @@ fn raw_run(data: &[u8]) -> RawRun {
                     step_limit: STEP_LIMIT,
                     ..Default::default()
                 },
+                ..Default::default()
             },
             ..Default::default()
         },

@@ -121,8 +121,8 @@ pub struct Interface {
     pub uniforms: Vec<(String, String)>,
     /// Output streams: (parameter, format), in output order.
     pub outputs: Vec<(String, String)>,
-    /// The scatter stream's parameter.
-    pub scatter: Option<String>,
+    /// The scatter streams' parameters.
+    pub scatters: Vec<String>,
 }
 
 /// Whether `b` describes a reduction's pass program; its value type.
@@ -130,7 +130,7 @@ fn reduction_type(b: &Interface) -> Option<Type> {
     let ([input], [output]) = (b.inputs.as_slice(), b.outputs.as_slice()) else {
         return None;
     };
-    let pass_like = b.scatter.is_none()
+    let pass_like = b.scatters.is_empty()
         && !b.uniforms.is_empty()
         && b.uniforms
             .iter()
@@ -183,7 +183,7 @@ pub fn entry_of(b: &Interface) -> Result<ElfEntry, String> {
     for (name, format) in &b.outputs {
         add(param(name, ParamKind::Output(output_type(format)?)))?;
     }
-    if let Some(s) = &b.scatter {
+    for s in &b.scatters {
         add(param(s, ParamKind::Scatter))?;
     }
     Ok(ElfEntry::Kernel(Kernel {
@@ -222,7 +222,7 @@ mod tests {
             inputs: vec![pair("a", "f32")],
             outputs: vec![pair("c", "f32")],
             uniforms: vec![pair("s", "[f32; 4]"), pair("k", "i32")],
-            scatter: None,
+            scatters: Vec::new(),
         };
         let ElfEntry::Kernel(k) = entry_of(&b).unwrap() else {
             panic!("a kernel")
@@ -242,7 +242,7 @@ mod tests {
             inputs: vec![pair("src", "f32")],
             outputs: vec![pair("sum", "f32")],
             uniforms: PASS_UNIFORMS.iter().map(|u| pair(u, "vec4")).collect(),
-            scatter: None,
+            scatters: Vec::new(),
         };
         let ElfEntry::Reduction(r) = entry_of(&b).unwrap() else {
             panic!("a reduction")

@@ -128,7 +128,7 @@ pub fn interface(b: &Bindings) -> Interface {
             .iter()
             .map(|o| (o.param.clone(), o.format.clone()))
             .collect(),
-        scatter: b.scatter.clone(),
+        scatters: b.scatter.iter().cloned().collect(),
     }
 }
 
@@ -141,12 +141,12 @@ impl MachineProgram for X1kProgram {
         &self.program.bindings.kernel
     }
 
-    fn elf(&self) -> Vec<u8> {
-        ctm_backend_x1k::elf::write(&self.program)
+    fn elf(&self) -> Result<Vec<u8>, InternalError> {
+        Ok(ctm_backend_x1k::elf::write(&self.program))
     }
 
     fn listing(&self) -> Result<String, InternalError> {
-        ctm_backend_x1k::elf::listing::listing_elf(&self.elf()).map_err(|e| {
+        ctm_backend_x1k::elf::listing::listing_elf(&self.elf()?).map_err(|e| {
             InternalError::ElfReadBack {
                 target: Target::X1k,
                 kernel: self.kernel().to_string(),
