@@ -70,6 +70,9 @@ impl MachineTarget for Spy {
     fn elf_machine(&self) -> u16 {
         self.inner.elf_machine()
     }
+    fn fused_mad(&self) -> bool {
+        self.inner.fused_mad()
+    }
     fn cost_model(&self) -> &'static dyn ctm_ir::cost::CostModel {
         self.inner.cost_model()
     }

@@ -8,7 +8,7 @@
 //! up to 10k (`docs/backend-x1k.md` §7 says why).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ctm_backend_x1k::codegen::{Options, compile, optimize_for_x1k};
+use ctm_backend_x1k::codegen::{Options, compile, cost::X1kCost};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
 use std::hint::black_box;
@@ -55,15 +55,10 @@ fn bench(c: &mut Criterion) {
         }
         let lowered = ctm_ir::lower::lower_kernel(&p, k);
         g.bench_with_input(BenchmarkId::new("passes -O2", n), &n, |b, _| {
-            b.iter(|| {
-                let mut m = lowered.clone();
-                optimize_for_x1k(&mut m, OptLevel::O2).expect("optimises");
-                m
-            })
+            b.iter(|| ctm_ir::passes::pipeline(lowered.clone(), OptLevel::O2, &X1kCost))
         });
-        let mut m = lowered.clone();
-        optimize_for_x1k(&mut m, OptLevel::O2).expect("optimises");
-        let verified = ctm_ir::verify::verify(m, "bench").expect("verifies");
+        let verified =
+            ctm_ir::passes::pipeline(lowered.clone(), OptLevel::O2, &X1kCost).expect("optimises");
         g.bench_with_input(BenchmarkId::new("codegen", n), &n, |b, _| {
             b.iter(|| compile(black_box(&verified), &Options::default()).is_err())
         });

@@ -23,14 +23,14 @@
 mod codegen_common;
 
 use codegen_common::check_at_lanes;
-use ctm_backend_x1k::codegen::optimize_for_x1k;
+use ctm_backend_x1k::codegen::cost::X1kCost;
 use ctm_frontend::data::KernelArgs;
-use ctm_frontend::r#gen::{GenOptions, GeneratedKernel, NumericsMode, generate, random_args};
 use ctm_frontend::interp::{KernelRun, RunOptions, run_kernel};
 use ctm_frontend::tast::{Kernel, Program};
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::interp::{MadRounding, run_with_mad};
 use ctm_ir::passes::OptLevel;
+use ctm_kernel_gen::{GenOptions, GeneratedKernel, NumericsMode, generate, random_args};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -83,9 +83,9 @@ fn ir_run(
     level: OptLevel,
     mad: MadRounding,
 ) -> Result<KernelRun, String> {
-    let mut m = ctm_ir::lower::lower_kernel(program, kernel);
-    optimize_for_x1k(&mut m, level).map_err(|e| e.to_string())?;
-    run_with_mad(&m, args, &RunOptions::default(), mad).map_err(|e| e.to_string())
+    let m = ctm_ir::lower::lower_kernel(program, kernel);
+    let v = ctm_ir::passes::pipeline(m, level, &X1kCost).map_err(|e| e.to_string())?;
+    run_with_mad(v.module(), args, &RunOptions::default(), mad).map_err(|e| e.to_string())
 }
 
 /// Runs kernel `g` at `level` three ways on two input sets.
@@ -239,7 +239,7 @@ fn random_kernels_three_ways() {
                 v => failures.push((seed, level, v)),
             }
         }
-        if (seed - first + 1) % 500 == 0 {
+        if (seed - first + 1).is_multiple_of(500) {
             eprintln!(
                 "... {} kernels: {agree} agree, {limits} over a limit, {} fused-MAD, {} differ",
                 seed - first + 1,

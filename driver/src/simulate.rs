@@ -513,6 +513,57 @@ pub fn check_against_reference(
     })
 }
 
+/// The outputs of a failed `--check` whose every mismatch disappears
+/// against the IR interpreter run on the IR the target compiled, with
+/// fused multiply-adds (one rounding, as the target's MAD computes them):
+/// the fused-MAD discontinuity class of issue 13 (a gather coordinate,
+/// `floor`, a comparison turning the product's rounding into a large
+/// difference), not a miscompile (`docs/fuzzing.md` §3). Empty for
+/// targets whose MAD rounds twice, for the reference and for reductions.
+pub fn fused_mad_explains(
+    compilation: &Compilation,
+    data: &RunData,
+    outputs: &[RunOutput],
+    report: &CheckReport,
+) -> Vec<String> {
+    let (Entry::Kernel(_), RunData::Kernel(args)) = (compilation.entry(), data) else {
+        return Vec::new();
+    };
+    let Some(target) = crate::target::machine(compilation.options().target) else {
+        return Vec::new();
+    };
+    if !target.fused_mad() {
+        return Vec::new();
+    }
+    let Ok(ir) = crate::pipeline::optimized_ir(compilation, target.cost_model(), None) else {
+        return Vec::new();
+    };
+    let Ok(fused) = ctm_ir::interp::run_with_mad(
+        ir.module(),
+        args,
+        &Default::default(),
+        ctm_ir::interp::MadRounding::Fused,
+    ) else {
+        return Vec::new();
+    };
+    report
+        .outputs
+        .iter()
+        .filter(|o| !o.mismatches.is_empty())
+        .filter(|o| {
+            let got = outputs.iter().find(|g| g.name == o.name);
+            let alt = fused.outputs.iter().find(|f| f.name == o.name);
+            match (got, alt) {
+                (Some(g), Some(a)) => {
+                    compare_streams(&g.data, &a.data, report.tolerance).is_empty()
+                }
+                _ => false,
+            }
+        })
+        .map(|o| o.name.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

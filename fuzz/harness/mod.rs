@@ -9,7 +9,8 @@
 #![allow(dead_code)]
 
 use ctm::CompileOptions;
-use ctm::x1k::raw::{self, RawRun, RegInit};
+use ctm::target::x1k::raw;
+use ctm::target::{RawRun, RegInit};
 use ctm_sim::x1k::dpp::DppOptions;
 
 /// Instructions one processor group may execute in a fuzzed run.
@@ -62,8 +63,13 @@ fn raw_run(data: &[u8]) -> RawRun {
             (1, RegInit::Value([0.5, -1.0, 2.0, 0.0])),
         ],
         consts: vec![(0, [1.0, 2.0, 3.0, 4.0])],
-        options: DppOptions {
-            step_limit: STEP_LIMIT,
+        options: ctm::SimulateOptions {
+            models: ctm::MachineModels {
+                x1k: DppOptions {
+                    step_limit: STEP_LIMIT,
+                    ..Default::default()
+                },
+            },
             ..Default::default()
         },
     }

@@ -455,7 +455,7 @@ fn check_outputs(
     if report.passed() {
         Ok(())
     } else {
-        for name in fused_mad_explains(compilation, data, outputs, &report) {
+        for name in ctm::simulate::fused_mad_explains(compilation, data, outputs, &report) {
             console.error(&format!(
                 "note: every difference in `{name}` is also in the IR interpreter's run with \
                  fused multiply-adds (one rounding, as the x1k's MAD computes them): a \
@@ -466,53 +466,6 @@ fn check_outputs(
         }
         Err(Exit::Failure)
     }
-}
-
-/// The x1k outputs whose every mismatch disappears against the IR
-/// interpreter run with fused MADs (issue 13: the fused-MAD discontinuity
-/// class, not a miscompile). Empty for other targets and reductions.
-fn fused_mad_explains(
-    compilation: &Compilation,
-    data: &RunData,
-    outputs: &[ctm::RunOutput],
-    report: &ctm::simulate::CheckReport,
-) -> Vec<String> {
-    let (ctm_frontend::Entry::Kernel(k), RunData::Kernel(args)) = (compilation.entry(), data)
-    else {
-        return Vec::new();
-    };
-    if compilation.options().target != Target::X1k {
-        return Vec::new();
-    }
-    let mut m = ctm_ir::lower::lower_kernel(compilation.program(), k);
-    let level = compilation.options().opt_level;
-    if ctm_backend_x1k::codegen::optimize_for_x1k(&mut m, level).is_err() {
-        return Vec::new();
-    }
-    let Ok(fused) = ctm_ir::interp::run_with_mad(
-        &m,
-        args,
-        &Default::default(),
-        ctm_ir::interp::MadRounding::Fused,
-    ) else {
-        return Vec::new();
-    };
-    report
-        .outputs
-        .iter()
-        .filter(|o| !o.mismatches.is_empty())
-        .filter(|o| {
-            let got = outputs.iter().find(|g| g.name == o.name);
-            let alt = fused.outputs.iter().find(|f| f.name == o.name);
-            match (got, alt) {
-                (Some(g), Some(a)) => {
-                    ctm::compare::compare_streams(&g.data, &a.data, report.tolerance).is_empty()
-                }
-                _ => false,
-            }
-        })
-        .map(|o| o.name.clone())
-        .collect()
 }
 
 /// Prints a run's failure; its exit code.

@@ -31,7 +31,7 @@
 use smallvec::SmallVec;
 
 use super::CodegenError;
-use super::mir::{AluOp, Item, Opc, Role, Src};
+use super::mir::{AluOp, Item, Lane, Opc, Role, Src};
 use super::regalloc::{Allocation, SItem};
 use super::sched::{Channels, Slot, assign_bank_swizzles};
 use crate::isa::{
@@ -108,7 +108,12 @@ impl Emitter<'_> {
         let mut srcs: SmallVec<[AluSrc; 3]> = SmallVec::new();
         let mut abs = [false; 2];
         let mut rel = false;
-        for (k, o) in op.srcs.iter().enumerate() {
+        // DOT4: unit k reads the k-th pair (manual §4.8).
+        let operands: &[super::mir::Operand] = match (op.role, slot) {
+            (Role::Dot4, Slot::Vec(k)) => &op.srcs[2 * k as usize..2 * k as usize + 2],
+            _ => &op.srcs,
+        };
+        for (k, o) in operands.iter().enumerate() {
             let mut s = match o.src {
                 Src::Reg(v) => {
                     let (g, c) = self.reg(v);
@@ -134,12 +139,16 @@ impl Emitter<'_> {
             srcs.push(s);
         }
         let unused = AluSrc::new(AluSrcSel::Gpr(Gpr::default()), Chan::X);
-        let (dg, dc, writes) = match op.dst {
-            Some(d) => {
+        let (dg, dc, writes) = match (op.dst, op.role, slot) {
+            (Some(d), Role::Dot4, Slot::Vec(k)) => {
+                let (g, c) = self.reg(d);
+                (g, chan(k), c == chan(k))
+            }
+            (Some(d), _, _) => {
                 let (g, c) = self.reg(d);
                 (g, c, true)
             }
-            None => (
+            (None, _, _) => (
                 Gpr::default(),
                 match slot {
                     Slot::Vec(c) => chan(c),
@@ -242,7 +251,23 @@ impl Emitter<'_> {
     ) -> Result<Vec<(AluGroup, bool, bool)>, CodegenError> {
         let mut out = Vec::new();
         let mut work: Vec<SmallVec<[(usize, Slot); 5]>> = groups.iter().rev().cloned().collect();
-        while let Some(members) = work.pop() {
+        while let Some(mut members) = work.pop() {
+            // After a split a Trans op may find its element's vector unit
+            // free; the hardware's unit assignment (§4.4, PREFER_VECTOR)
+            // then moves it there, so list it there.
+            for k in 0..members.len() {
+                let (i, s) = members[k];
+                if s == Slot::Trans && ops[i].opc.unit_class() == crate::isa::UnitClass::Any {
+                    let c = ops[i]
+                        .dst
+                        .and_then(|d| self.chans.chan[d.0 as usize])
+                        .unwrap_or(0);
+                    if !members.iter().any(|&(_, t)| t == Slot::Vec(c)) {
+                        members[k].1 = Slot::Vec(c);
+                    }
+                }
+            }
+            members.sort_by_key(|&(_, s)| s);
             let mut g = self.group(ops, &members);
             if assign_bank_swizzles(&mut g) {
                 let mova = members.iter().any(|&(i, _)| ops[i].role == Role::Mova);
@@ -261,8 +286,8 @@ impl Emitter<'_> {
             let movable = |k: usize| {
                 let (i, _) = members[k];
                 let reads = self.phys_reads(&ops[i]);
-                members.iter().enumerate().all(|(m, &(j, _))| {
-                    m == k || self.phys_write(&ops[j]).is_none_or(|w| !reads.contains(&w))
+                members.iter().all(|&(j, _)| {
+                    j == i || self.phys_write(&ops[j]).is_none_or(|w| !reads.contains(&w))
                 })
             };
             let hoistable = |k: usize| {
@@ -271,29 +296,39 @@ impl Emitter<'_> {
                     && self.phys_write(&ops[i]).is_none_or(|w| {
                         members
                             .iter()
-                            .enumerate()
-                            .all(|(m, &(j, _))| m == k || !self.phys_reads(&ops[j]).contains(&w))
+                            .all(|&(j, _)| j == i || !self.phys_reads(&ops[j]).contains(&w))
                     })
+            };
+            let distinct = {
+                let mut v: Vec<usize> = members.iter().map(|&(i, _)| i).collect();
+                v.dedup();
+                v.len()
             };
             let later = match closing {
                 Some(k) => movable(k).then_some(k),
                 None => (0..members.len()).rev().find(|&k| movable(k)),
             };
             let earlier = (0..members.len()).rev().find(|&k| hoistable(k));
-            if members.len() > 1
+            let split = |k: usize| {
+                let i = members[k].0;
+                let moved: SmallVec<[(usize, Slot); 5]> =
+                    members.iter().copied().filter(|&(j, _)| j == i).collect();
+                let rest: SmallVec<[(usize, Slot); 5]> =
+                    members.iter().copied().filter(|&(j, _)| j != i).collect();
+                (moved, rest)
+            };
+            if distinct > 1
                 && let Some(k) = later
             {
-                let mut rest = members.clone();
-                let moved = rest.remove(k);
-                work.push(smallvec::smallvec![moved]);
+                let (moved, rest) = split(k);
+                work.push(moved);
                 work.push(rest);
-            } else if members.len() > 1
+            } else if distinct > 1
                 && let Some(k) = earlier
             {
-                let mut rest = members.clone();
-                let moved = rest.remove(k);
+                let (moved, rest) = split(k);
                 work.push(rest);
-                work.push(smallvec::smallvec![moved]);
+                work.push(moved);
             } else {
                 return Err(CodegenError::internal(
                     "gpr-read-port",
@@ -360,9 +395,10 @@ impl Emitter<'_> {
                                 end -= 1;
                             }
                         }
-                        let clause = AluClause {
+                        let mut clause = AluClause {
                             groups: groups[start..end].iter().map(|g| g.0.clone()).collect(),
                         };
+                        forward_previous_results(&mut clause);
                         let last = end == n;
                         let op = if last && push {
                             CfAluOp::AluPushBefore
@@ -452,11 +488,15 @@ impl Emitter<'_> {
                     let mut g = Gpr::default();
                     let mut swz = [Sel::Zero; 4];
                     for (k, l) in lanes.iter().enumerate() {
-                        if let Some(v) = l {
-                            let (rg, c) = self.reg(*v);
-                            g = rg;
-                            swz[k] = [Sel::X, Sel::Y, Sel::Z, Sel::W][c.index()];
-                        }
+                        swz[k] = match l {
+                            Lane::Reg(v) => {
+                                let (rg, c) = self.reg(*v);
+                                g = rg;
+                                [Sel::X, Sel::Y, Sel::Z, Sel::W][c.index()]
+                            }
+                            Lane::Zero => Sel::Zero,
+                            Lane::One => Sel::One,
+                        };
                     }
                     self.cf.push(CfInst::Export(CfExport {
                         op: CfExportOp::Export,
@@ -544,6 +584,56 @@ impl Emitter<'_> {
     }
 }
 
+/// PV/PS forwarding (manual §4.4 L1284, §4.7.4): a source reading the
+/// GPR element the previous group of the clause wrote reads that group's
+/// result from PV.e (vector unit e) or PS (Trans) instead, which takes no
+/// GPR read port. Only real writes (WRITE_MASK, not MOVA) are forwarded; a
+/// group whose swizzles no longer fit keeps its GPR reads.
+fn forward_previous_results(clause: &mut AluClause) {
+    use crate::isa::{PreferVector, Unit, assign_units};
+    for g in 1..clause.groups.len() {
+        let prev = &clause.groups[g - 1];
+        let units = assign_units(&prev.insts, PreferVector::Yes);
+        let mut written: Vec<((u32, Chan), AluSrcSel, Chan)> = Vec::new();
+        for (inst, unit) in prev.insts.iter().zip(&units) {
+            if !inst.writes_gpr() || inst.dst.rel {
+                continue;
+            }
+            let key = (inst.dst.gpr.get(), inst.dst.chan);
+            match unit {
+                Some(Unit::Vector(e)) => written.push((key, AluSrcSel::Pv, *e)),
+                Some(Unit::Trans) => written.push((key, AluSrcSel::Ps, Chan::X)),
+                None => {}
+            }
+        }
+        if written.is_empty() {
+            continue;
+        }
+        let before = clause.groups[g].clone();
+        let group = &mut clause.groups[g];
+        for inst in group.insts.iter_mut() {
+            let n = inst.src_count();
+            let fields: &mut [AluSrc] = match &mut inst.form {
+                crate::isa::AluForm::Op2(f) => &mut f.src,
+                crate::isa::AluForm::Op3(f) => &mut f.src,
+            };
+            for s in fields.iter_mut().take(n) {
+                if let AluSrcSel::Gpr(r) = s.sel
+                    && !s.rel
+                    && let Some(&(_, sel, chan)) =
+                        written.iter().find(|(k, _, _)| *k == (r.get(), s.chan))
+                {
+                    s.sel = sel;
+                    s.chan = chan;
+                }
+            }
+        }
+        if !assign_bank_swizzles(group) {
+            clause.groups[g] = before;
+        }
+    }
+}
+
 fn set_addr(inst: &mut CfInst, addr: u32) {
     if let CfInst::Cf(g) = inst {
         g.addr = addr;
@@ -573,10 +663,10 @@ pub fn emit(
     e.items(items)?;
     // The last export is EXPORT_DONE and ends the program.
     let last_export = e.cf.iter().rposition(|c| matches!(c, CfInst::Export(_)));
-    if let Some(i) = last_export {
-        if let CfInst::Export(x) = &mut e.cf[i] {
-            x.op = CfExportOp::ExportDone;
-        }
+    if let Some(i) = last_export
+        && let CfInst::Export(x) = &mut e.cf[i]
+    {
+        x.op = CfExportOp::ExportDone;
     }
     let ends_here = match e.cf.last_mut() {
         Some(CfInst::Export(x)) => {

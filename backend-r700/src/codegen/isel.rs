@@ -32,7 +32,7 @@ use ctm_ir::types::Ty;
 use smallvec::{SmallVec, smallvec};
 
 use super::CodegenError;
-use super::mir::{AluOp, Block, Fetch, Item, Mir, Opc, Operand, Role, Src, VReg};
+use super::mir::{AluOp, Block, Fetch, Item, Lane, Mir, Opc, Operand, Role, Src, VReg};
 use crate::isa::{InlineConst, Op2, Op3};
 
 /// The lanes of a value (empty for the state).
@@ -68,6 +68,9 @@ pub struct Selector<'m> {
     next_chan: u8,
     domain_used: bool,
     n_scatter: u32,
+    /// Float comparisons with 0.0, by result: a select on one becomes a
+    /// single `CND*` (the `SET*` is removed if nothing else reads it).
+    zero_cmp: HashMap<Value, (CmpOp, Operand)>,
 }
 
 fn f(x: f32) -> Operand {
@@ -143,6 +146,7 @@ impl<'m> Selector<'m> {
             next_chan: 0,
             domain_used: false,
             n_scatter: sc,
+            zero_cmp: HashMap::new(),
         })
     }
 
@@ -183,12 +187,19 @@ impl<'m> Selector<'m> {
         }
         for (k, &p) in outputs.iter().enumerate() {
             let lanes = results[k].clone();
-            let chans: Vec<u8> = (0..lanes.len() as u8).collect();
+            let mut out = [Lane::Zero; 4];
+            let mut chans = Vec::new();
+            for (i, &l) in lanes.iter().enumerate() {
+                match (l.src, l.modified()) {
+                    (Src::Inline(InlineConst::Zero), false) => out[i] = Lane::Zero,
+                    (Src::Inline(InlineConst::One), false) => out[i] = Lane::One,
+                    _ => chans.push(i as u8),
+                }
+            }
             let tuple = self.mir.new_tuple(&chans);
-            let mut out = [None; 4];
-            for (i, (&l, &t)) in lanes.iter().zip(tuple.iter()).enumerate() {
-                self.emit(Opc::Op2(Op2::Mov), Some(t), &[l]);
-                out[i] = Some(t);
+            for (&c, &t) in chans.iter().zip(tuple.iter()) {
+                self.emit(Opc::Op2(Op2::Mov), Some(t), &[lanes[c as usize]]);
+                out[c as usize] = Lane::Reg(t);
             }
             let base = self.layout.export[p].unwrap_or(0);
             self.block.push(Item::Export { base, lanes: out });
@@ -222,6 +233,43 @@ impl<'m> Selector<'m> {
     fn emit(&mut self, opc: Opc, dst: Option<VReg>, srcs: &[Operand]) -> Operand {
         let d = dst.unwrap_or_else(|| self.mir.new_reg());
         let mut srcs: SmallVec<[Operand; 3]> = srcs.iter().copied().collect();
+        if integer_sources(opc) {
+            // NEG and ABS are float modifiers (digest R14): a negated
+            // float selected by CNDE_INT is negated by a MOV first.
+            for s in &mut srcs {
+                if s.modified() {
+                    *s = self.emit(Opc::Op2(Op2::Mov), None, &[*s]);
+                }
+            }
+        }
+        // A group reads at most two constant address/element pairs
+        // (manual §4.7.5, digest R11): an op needing three copies one.
+        loop {
+            let mut pairs: SmallVec<[(u8, u8, bool); 3]> = SmallVec::new();
+            let mut last = None;
+            for (k, s) in srcs.iter().enumerate() {
+                let key = match s.src {
+                    Src::Const { elem, chan } => (elem, chan / 2, false),
+                    Src::ConstRel { base, chan } => (base, chan / 2, true),
+                    _ => continue,
+                };
+                if !pairs.contains(&key) {
+                    pairs.push(key);
+                    last = Some(k);
+                }
+            }
+            match last {
+                Some(k) if pairs.len() > 2 => {
+                    let plain = Operand::of(srcs[k].src);
+                    let r = self.emit(Opc::Op2(Op2::Mov), None, &[plain]);
+                    srcs[k] = Operand {
+                        src: r.src,
+                        ..srcs[k]
+                    };
+                }
+                _ => break,
+            }
+        }
         if matches!(opc, Opc::Op3(_)) {
             // OP3 has no ABS (digest §2.4): materialise it.
             for s in &mut srcs {
@@ -406,7 +454,14 @@ impl<'m> Selector<'m> {
                 );
                 let mut l = Lanes::new();
                 for i in 0..a.len() {
-                    l.push(self.op3(Op3::MuladdIeee, &[a[i], b[i], c[i]]));
+                    let folded = match (const_f32(a[i]), const_f32(b[i]), const_f32(c[i])) {
+                        (Some(p), Some(q), Some(r)) => Some(ctm_frontend::numerics::mad(p, q, r)),
+                        _ => None,
+                    };
+                    l.push(match folded {
+                        Some(v) => f(v),
+                        None => self.op3(Op3::MuladdIeee, &[a[i], b[i], c[i]]),
+                    });
                 }
                 l
             }
@@ -417,14 +472,48 @@ impl<'m> Selector<'m> {
             Op::Compare(c) => {
                 let (a, b) = (self.scalar(ins[0])?, self.scalar(ins[1])?);
                 let float = m.ty(ins[0]).is_float();
+                let zero = |o: Operand| !o.modified() && o.src == Src::Inline(InlineConst::Zero);
+                if float && zero(b) {
+                    self.zero_cmp.insert(out(0), (*c, a));
+                } else if float && zero(a) {
+                    let swapped = match c {
+                        CmpOp::Lt => CmpOp::Gt,
+                        CmpOp::Le => CmpOp::Ge,
+                        CmpOp::Gt => CmpOp::Lt,
+                        CmpOp::Ge => CmpOp::Le,
+                        other => *other,
+                    };
+                    self.zero_cmp.insert(out(0), (swapped, b));
+                }
                 smallvec![self.compare(*c, a, b, float)]
             }
             Op::Select => {
                 let c = self.scalar(ins[0])?;
                 let (a, b) = (self.lanes(ins[1])?, self.lanes(ins[2])?);
+                let cmp = self.zero_cmp.get(&ins[0]).copied();
                 match const_int(c) {
                     Some(0) => b,
                     Some(_) => a,
+                    None if m.ty(ins[1]).is_float() && cmp.is_some() => {
+                        // `x ? a : b` with x a float comparison with 0: one
+                        // CND* per lane, exact for NaN (a NaN compares
+                        // false both ways): x < 0 ⟺ −x > 0, x ≤ 0 ⟺ −x ≥ 0.
+                        let (op, x) = cmp.unwrap_or((CmpOp::Eq, f(0.0)));
+                        let (opc, x, swap) = match op {
+                            CmpOp::Gt => (Op3::Cndgt, x, false),
+                            CmpOp::Ge => (Op3::Cndge, x, false),
+                            CmpOp::Lt => (Op3::Cndgt, x.negated(), false),
+                            CmpOp::Le => (Op3::Cndge, x.negated(), false),
+                            CmpOp::Eq => (Op3::Cnde, x, false),
+                            CmpOp::Ne => (Op3::Cnde, x, true),
+                        };
+                        let mut l = Lanes::new();
+                        for (p, q) in a.into_iter().zip(b) {
+                            let (t, e) = if swap { (q, p) } else { (p, q) };
+                            l.push(self.op3(opc, &[x, t, e]));
+                        }
+                        l
+                    }
                     None => {
                         let c = self.plain(c);
                         let mut l = Lanes::new();
@@ -498,7 +587,17 @@ impl<'m> Selector<'m> {
             ParamKind::Input(StreamType::Vec2) => 2,
             _ => 4,
         };
-        let chans: Vec<u8> = (0..width).collect();
+        // The texel's lanes may land in any elements (DST_SEL): narrow
+        // results rotate through the banks so that values fetched together
+        // can be read together (§4.7.4).
+        let chans: Vec<u8> = match width {
+            1 => vec![self.chan()],
+            2 => {
+                let c = self.chan() & 2;
+                vec![c, c + 1]
+            }
+            _ => (0..width).collect(),
+        };
         let t = self.mir.new_tuple(&chans);
         let mut dst = [None; 4];
         for (k, &v) in t.iter().enumerate() {
@@ -591,6 +690,16 @@ impl<'m> Selector<'m> {
     fn binary(&mut self, b: BinOp, x: Operand, y: Operand) -> Result<Operand, CodegenError> {
         use BinOp::*;
         let int_op = |op| Some(op);
+        // Constant operands fold with the reference's numerics.
+        if let (Some(a), Some(c)) = (const_f32(x), const_f32(y)) {
+            use ctm_frontend::numerics as num;
+            match b {
+                FAdd => return Ok(f(num::add(a, c))),
+                FSub => return Ok(f(num::add(a, -c))),
+                FMul => return Ok(f(num::mul(a, c))),
+                _ => {}
+            }
+        }
         let iop = match b {
             FAdd => return Ok(self.op2(Op2::Add, &[x, y])),
             FSub => return Ok(self.op2(Op2::Add, &[x, y.negated()])),
@@ -715,18 +824,25 @@ impl<'m> Selector<'m> {
                 let t = self.op2(Op2::MulIeee, &[a[0], b[0]]);
                 self.op3(Op3::MuladdIeee, &[a[1], b[1], t])
             }
-            3 => {
-                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
-                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
-                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
-                self.op2(Op2::Add, &[t2, t1])
-            }
             _ => {
-                let t0 = self.op2(Op2::MulIeee, &[a[0], b[0]]);
-                let t1 = self.op2(Op2::MulIeee, &[a[1], b[1]]);
-                let t2 = self.op3(Op3::MuladdIeee, &[a[2], b[2], t0]);
-                let t3 = self.op3(Op3::MuladdIeee, &[a[3], b[3], t1]);
-                self.op2(Op2::Add, &[t2, t3])
+                // DOT4_IEEE: one group instead of a chain of three
+                // (manual §4.8; a vec3 pads with 0 · 0).
+                let mut srcs: SmallVec<[Operand; 3]> = SmallVec::new();
+                for k in 0..4 {
+                    let x = a.get(k).copied().unwrap_or(f(0.0));
+                    let y = b.get(k).copied().unwrap_or(f(0.0));
+                    srcs.push(x);
+                    srcs.push(y);
+                }
+                let d = self.mir.new_reg();
+                self.block.push(Item::Alu(AluOp {
+                    opc: Opc::Op2(Op2::Dot4Ieee),
+                    dst: Some(d),
+                    srcs,
+                    clamp: false,
+                    role: Role::Dot4,
+                }));
+                Operand::reg(d)
             }
         }
     }
@@ -881,6 +997,16 @@ impl<'m> Selector<'m> {
     }
 }
 
+/// Whether the opcode reads integer sources (no float modifiers).
+fn integer_sources(opc: Opc) -> bool {
+    let m = opc.mnemonic();
+    (m.ends_with("_INT")
+        || m.ends_with("_UINT")
+        || m.starts_with("INT_TO")
+        || m.starts_with("UINT_TO"))
+        && !m.starts_with("FLT_TO")
+}
+
 /// The lanes of a constant (`bool` true = −1).
 fn constant(c: &Constant) -> Lanes {
     match *c {
@@ -889,6 +1015,19 @@ fn constant(c: &Constant) -> Lanes {
         Constant::I32(x) => smallvec![int(x)],
         Constant::Float { lanes, width } => lanes[..width as usize].iter().map(|&x| f(x)).collect(),
     }
+}
+
+/// The float value of a constant operand, modifiers applied.
+fn const_f32(o: Operand) -> Option<f32> {
+    let v = match o.src {
+        Src::Lit(x) => f32::from_bits(x),
+        Src::Inline(InlineConst::Zero) => 0.0,
+        Src::Inline(InlineConst::One) => 1.0,
+        Src::Inline(InlineConst::Half) => 0.5,
+        _ => return None,
+    };
+    let v = if o.abs { v.abs() } else { v };
+    Some(if o.neg { -v } else { v })
 }
 
 /// The integer value of a constant operand.

@@ -171,6 +171,10 @@ pub enum Role {
     Kill,
     /// `MOVA_INT`: loads AR.x.
     Mova,
+    /// `DOT4_IEEE` over the four vector units (manual §4.8, L1906): the
+    /// sources are `a0, b0, a1, b1, a2, b2, a3, b3`, unit k reading
+    /// `a_k, b_k`; only the unit of the result's element writes it.
+    Dot4,
 }
 
 /// One scalar ALU operation.
@@ -220,12 +224,12 @@ pub enum Item {
         /// The body.
         body: Block,
     },
-    /// A pixel export of a tuple (lane k in channel k; `None` exports 0).
+    /// A pixel export of a tuple (lane k in channel k).
     Export {
         /// ARRAY_BASE.
         base: u32,
         /// The lanes.
-        lanes: [Option<VReg>; 4],
+        lanes: [Lane; 4],
     },
     /// A scatter write: `MEM_EXPORT` of `value.x` at dword `index.x`.
     MemExport {
@@ -234,6 +238,28 @@ pub enum Item {
         /// The dword index, an integer (channel x).
         index: VReg,
     },
+}
+
+/// One exported channel: a register of the tuple, or a constant the
+/// export's swizzle supplies (`SEL_0`, `SEL_1`, digest §2.3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lane {
+    /// The tuple register (lane k in channel k).
+    Reg(VReg),
+    /// 0.0.
+    Zero,
+    /// 1.0.
+    One,
+}
+
+impl Lane {
+    /// The register, if any.
+    pub fn vreg(self) -> Option<VReg> {
+        match self {
+            Lane::Reg(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// A sequence of items.

@@ -4,20 +4,23 @@
 //!
 //! 1. [`isel`]: selection into [`mir`] (scalar ops on virtual registers,
 //!    fetches, exports, structured control flow);
-//! 2. [`sched`]: each straight-line run of ALU ops is list-scheduled into
+//! 2. [`coalesce`]: fetches hoisted into shared TEX clauses, copies into
+//!    tuples removed;
+//! 3. [`sched`]: each straight-line run of ALU ops is list-scheduled into
 //!    instruction groups of up to five units, which fixes the element of
 //!    every result;
-//! 3. [`regalloc`]: per-element GPR allocation by linear scan;
-//! 4. [`clause`]: bank swizzles (searched; a group without a legal
+//! 4. [`regalloc`]: per-element GPR allocation by linear scan;
+//! 5. [`clause`]: bank swizzles (searched; a group without a legal
 //!    assignment is split), ALU and TEX clauses, the CF program, the
 //!    stack size;
-//! 5. the hardware validator: a violation is an internal error naming
+//! 6. the hardware validator: a violation is an internal error naming
 //!    the rule, never output.
 //!
 //! [`cost::R700Cost`] is the cost model [`optimize_for_r700`] gives the
 //! IR's if-conversion.
 
 pub mod clause;
+pub mod coalesce;
 pub mod cost;
 pub mod isel;
 pub mod mir;
@@ -103,13 +106,14 @@ impl CodegenError {
 /// Schedules every segment of `block`.
 fn schedule_block(
     block: &Block,
-    mir: &Mir,
+    mir: &mut Mir,
     chans: &mut Channels,
 ) -> Result<Vec<SItem>, CodegenError> {
     let mut out = Vec::new();
     let mut run = Vec::new();
     let flush = |run: &mut Vec<mir::AluOp>,
                  out: &mut Vec<SItem>,
+                 mir: &mut Mir,
                  chans: &mut Channels|
      -> Result<(), CodegenError> {
         if !run.is_empty() {
@@ -122,23 +126,23 @@ fn schedule_block(
         match item {
             Item::Alu(op) => run.push(op.clone()),
             Item::If { then, els } => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 let t = schedule_block(then, mir, chans)?;
                 let e = schedule_block(els, mir, chans)?;
                 out.push(SItem::If(t, e));
             }
             Item::Loop { body } => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 let b = schedule_block(body, mir, chans)?;
                 out.push(SItem::Loop(b));
             }
             other => {
-                flush(&mut run, &mut out, chans)?;
+                flush(&mut run, &mut out, mir, chans)?;
                 out.push(SItem::Other(other.clone()));
             }
         }
     }
-    flush(&mut run, &mut out, chans)?;
+    flush(&mut run, &mut out, mir, chans)?;
     Ok(out)
 }
 
@@ -148,12 +152,37 @@ fn schedule_block(
 /// [`CodegenError::Limit`] when the kernel exceeds a hardware limit,
 /// [`CodegenError::Internal`] when the generator broke a rule (the
 /// validator's rule name when it was the validator that found it).
-pub fn compile(module: &Verified, _options: &Options) -> Result<Executable, CodegenError> {
+pub fn compile(module: &Verified, options: &Options) -> Result<Executable, CodegenError> {
+    compile_with_report(module, options).map(|(e, _)| e)
+}
+
+/// What the code generator measured besides the program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The lower bound on ALU groups: per straight-line segment
+    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), summed.
+    pub lower_bound: usize,
+}
+
+/// [`compile`], also returning the [`Report`].
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_with_report(
+    module: &Verified,
+    _options: &Options,
+) -> Result<(Executable, Report), CodegenError> {
     let m = module.module();
     let kernel = m.name.clone();
-    let (mir, layout) = isel::Selector::new(m)?.run()?;
+    let (mut mir, layout) = isel::Selector::new(m)?.run()?;
+    coalesce::run(&mut mir);
     let mut chans = Channels::new(&mir);
-    let items = schedule_block(&mir.body, &mir, &mut chans)?;
+    let body = std::mem::take(&mut mir.body);
+    let items = schedule_block(&body, &mut mir, &mut chans)?;
+    mir.body = body;
+    let report = Report {
+        lower_bound: lower_bound(&items),
+    };
     let alloc = regalloc::allocate(&mir, &chans, &items, &kernel)?;
     let (program, stack) = clause::emit(&items, &alloc, &chans)?;
     if stack > 32 {
@@ -180,16 +209,31 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<Executable, Code
     }
     let bindings = bindings(m, &layout);
     let color_exports = bindings.outputs.len() as u32;
-    Ok(Executable {
-        program,
-        resources: Resources {
-            num_gprs: alloc.num_gprs,
-            stack_size: stack,
-            kill: mir.kills,
-            color_exports,
+    Ok((
+        Executable {
+            program,
+            resources: Resources {
+                num_gprs: alloc.num_gprs,
+                stack_size: stack,
+                kill: mir.kills,
+                color_exports,
+            },
+            bindings,
         },
-        bindings,
-    })
+        report,
+    ))
+}
+
+fn lower_bound(items: &[SItem]) -> usize {
+    items
+        .iter()
+        .map(|it| match it {
+            SItem::Seg(s) => sched::lower_bound(&s.ops),
+            SItem::If(t, e) => lower_bound(t) + lower_bound(e),
+            SItem::Loop(b) => lower_bound(b),
+            SItem::Other(_) => 0,
+        })
+        .sum()
 }
 
 /// The ABI bindings (`docs/abi-r700.md` §3).

@@ -7,7 +7,9 @@
 //! its element for a value written by that group); a value live into a
 //! loop stays live to the loop's end (it is read again by the next
 //! iteration). Linear scan in order of start is optimal per element for
-//! interval graphs; tuples (fetch coordinates and results, exports) take
+//! interval graphs; a value dying in a group does not pass its element to
+//! a value that group writes, so groups stay splittable; tuples (fetch
+//! coordinates and results, exports) take
 //! the lowest GPR free in all their elements. The position arrives in R0
 //! (ABI §2). Over 128 GPRs is a diagnostic (spec §4).
 
@@ -85,8 +87,8 @@ impl Walk {
                             }
                         }
                         Item::Export { lanes, .. } => {
-                            for v in lanes.iter().flatten() {
-                                self.touch(*v, 2 * p);
+                            for v in lanes.iter().filter_map(|l| l.vreg()) {
+                                self.touch(v, 2 * p);
                             }
                         }
                         Item::MemExport { value, index } => {
@@ -184,8 +186,8 @@ pub fn allocate(
             fixed,
         });
     }
-    for i in 0..n {
-        if !in_tuple[i] && w.first[i] != u32::MAX {
+    for (i, &tupled) in in_tuple.iter().enumerate() {
+        if !tupled && w.first[i] != u32::MAX {
             units.push(Unit {
                 regs: vec![VReg(i as u32)],
                 start: w.first[i],
@@ -206,7 +208,12 @@ pub fn allocate(
             .map(|v| chans.chan[v.0 as usize].unwrap_or(0) as usize)
             .collect();
         let free = |g: usize, busy: &Vec<[Option<u32>; 4]>| {
-            cs.iter().all(|&c| busy[g][c].is_none_or(|e| e < u.start))
+            // A value read by a group does not hand its element to a value
+            // that group writes (`e + 1 < start`, not `e < start`): then
+            // no op reads what another op of its group writes, so any
+            // group can be split when no bank swizzle fits (clause.rs).
+            cs.iter()
+                .all(|&c| busy[g][c].is_none_or(|e| e + 1 < u.start))
         };
         let g = match u.fixed {
             Some(g) => Some(g as usize),

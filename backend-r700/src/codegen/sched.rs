@@ -19,7 +19,7 @@ use smallvec::SmallVec;
 
 use super::CodegenError;
 use super::mir::{AluOp, Mir, Role, Src, VReg};
-use crate::isa::{AluGroup, BankSwizzle, UnitClass};
+use crate::isa::{AluGroup, BankSwizzle, Op2, UnitClass};
 
 /// A unit of a group.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -121,7 +121,7 @@ fn allowed_slots(op: &AluOp, chans: &Channels) -> SmallVec<[Slot; 5]> {
     let class = op.opc.unit_class();
     // MOVA* writes the AR element of its destination element; relative
     // constant reads use AR.x (INDEX_MODE AR_X, manual §4.6.1).
-    if op.role == Role::Mova {
+    if matches!(op.role, Role::Mova | Role::Dot4) {
         return SmallVec::from_slice(&[Slot::Vec(0)]);
     }
     let fixed = op.dst.and_then(|d| chans.of(d));
@@ -146,13 +146,21 @@ struct Fill {
     used: [bool; 5],
     literals: SmallVec<[u32; 4]>,
     cpairs: SmallVec<[(u8, u8, bool); 2]>,
-    reads: [SmallVec<[VReg; 3]>; 4],
+    /// Per element: (register, read cycles it needs).
+    reads: [SmallVec<[(VReg, u8); 4]>; 4],
     has_mova: bool,
     has_rel: bool,
 }
 
 fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill> {
     let mut f = fill.clone();
+    if op.role == Role::Dot4 {
+        if f.used[..4].iter().any(|&u| u) {
+            return None;
+        }
+        f.used[..4].fill(true);
+        return add_sources(f, op, slot, chans, true);
+    }
     let ix = match slot {
         Slot::Vec(c) => c as usize,
         Slot::Trans => 4,
@@ -161,6 +169,10 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
         return None;
     }
     f.used[ix] = true;
+    add_sources(f, op, slot, chans, false)
+}
+
+fn add_sources(mut f: Fill, op: &AluOp, slot: Slot, chans: &Channels, dot4: bool) -> Option<Fill> {
     let mut consts = 0;
     for s in &op.srcs {
         match s.src {
@@ -185,15 +197,48 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
                 }
             }
             Src::Inline(_) => consts += 1,
-            Src::Reg(v) => {
-                let c = chans.of(v).unwrap_or(0) as usize;
-                if !f.reads[c].contains(&v) {
-                    f.reads[c].push(v);
-                }
+            Src::Reg(_) => {}
+        }
+    }
+    // GPR reads: a register read by several source positions of one op
+    // needs that many cycles of its element's bank (only src1 = src0 is
+    // shared, manual §4.7.7); the bank has three cycles.
+    let units: SmallVec<[&[super::mir::Operand]; 4]> = if dot4 {
+        op.srcs.chunks(2).collect()
+    } else {
+        SmallVec::from_slice(&[&op.srcs[..]])
+    };
+    for srcs in units {
+        for (k, s) in srcs.iter().enumerate() {
+            let Some(v) = s.vreg() else { continue };
+            if k == 1 && srcs[0].vreg() == Some(v) {
+                continue;
+            }
+            let need = srcs
+                .iter()
+                .enumerate()
+                .filter(|&(m, o)| o.vreg() == Some(v) && !(m == 1 && srcs[0].vreg() == Some(v)))
+                .count() as u8;
+            let c = chans.of(v).unwrap_or(0) as usize;
+            match f.reads[c].iter_mut().find(|(r, _)| *r == v) {
+                Some((_, n)) => *n = (*n).max(need),
+                None => f.reads[c].push((v, need)),
             }
         }
     }
-    if f.literals.len() > 4 || f.cpairs.len() > 2 || f.reads.iter().any(|r| r.len() > 3) {
+    let over = f
+        .reads
+        .iter()
+        .any(|r| r.iter().map(|&(_, n)| u32::from(n)).sum::<u32>() > 3);
+    if f.literals.len() > 4 || f.cpairs.len() > 2 || over {
+        return None;
+    }
+    if dot4
+        && op
+            .srcs
+            .chunks(2)
+            .any(|p| p.iter().filter(|o| o.is_const()).count() > 2)
+    {
         return None;
     }
     if slot == Slot::Trans && consts > 2 {
@@ -218,14 +263,109 @@ fn try_add(fill: &Fill, op: &AluOp, slot: Slot, chans: &Channels) -> Option<Fill
     Some(f)
 }
 
+/// The segment's lower bound on groups: max(⌈ops / 5⌉, Trans-only ops,
+/// the critical path in groups).
+pub fn lower_bound(ops: &[AluOp]) -> usize {
+    let n = ops.len();
+    if n == 0 {
+        return 0;
+    }
+    // The IR never gives a segment an op needing no unit.
+    let deps = dependencies_plain(ops);
+    let mut depth = vec![1usize; n];
+    for i in 0..n {
+        for d in &deps[i] {
+            depth[i] = depth[i].max(depth[d.pred] + d.dist);
+        }
+    }
+    let crit = depth.iter().copied().max().unwrap_or(1);
+    let trans = ops
+        .iter()
+        .filter(|o| o.opc.unit_class() == UnitClass::Trans)
+        .count();
+    let slots: usize = ops
+        .iter()
+        .map(|o| if o.role == Role::Dot4 { 4 } else { 1 })
+        .sum();
+    crit.max(slots.div_ceil(5)).max(trans)
+}
+
+fn dependencies_plain(ops: &[AluOp]) -> Vec<Vec<Dep>> {
+    (0..ops.len())
+        .map(|i| {
+            (0..i)
+                .filter(|&j| {
+                    ops[j]
+                        .dst
+                        .is_some_and(|d| ops[i].srcs.iter().any(|s| s.vreg() == Some(d)))
+                })
+                .map(|j| Dep { pred: j, dist: 1 })
+                .collect()
+        })
+        .collect()
+}
+
 /// Schedules one segment into groups, fixing the channel of every result
 /// whose channel was free.
 ///
 /// # Errors
 /// An internal error if an operation fits no empty group (a selection bug).
-pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segment, CodegenError> {
+pub fn schedule(
+    mut ops: Vec<AluOp>,
+    mir: &mut Mir,
+    chans: &mut Channels,
+) -> Result<Segment, CodegenError> {
+    let snapshot = (chans.chan.clone(), chans.load);
+    loop {
+        match schedule_once(&ops, mir, chans) {
+            Ok(groups) => return Ok(Segment { ops, groups }),
+            Err(Retry::Expand(i)) => {
+                // A DOT4 whose operands fit no group (four registers in
+                // one bank, too many constants): four MULs and three ADDs.
+                chans.chan.clone_from(&snapshot.0);
+                chans.load = snapshot.1;
+                expand_dot4(&mut ops, i, mir);
+                chans.chan.resize(mir.regs.len(), None);
+            }
+            Err(Retry::Fail(e)) => return Err(e),
+        }
+    }
+}
+
+enum Retry {
+    Expand(usize),
+    Fail(CodegenError),
+}
+
+fn expand_dot4(ops: &mut Vec<AluOp>, i: usize, mir: &mut Mir) {
+    let op = ops.remove(i);
+    let mk = |opc: Op2, dst: VReg, srcs: &[super::mir::Operand]| AluOp {
+        opc: super::mir::Opc::Op2(opc),
+        dst: Some(dst),
+        srcs: srcs.iter().copied().collect(),
+        clamp: false,
+        role: Role::Plain,
+    };
+    let t: Vec<VReg> = (0..6).map(|_| mir.new_reg()).collect();
+    let r = super::mir::Operand::reg;
+    let d = op.dst.unwrap_or(t[5]);
+    let new = [
+        mk(Op2::MulIeee, t[0], &op.srcs[0..2]),
+        mk(Op2::MulIeee, t[1], &op.srcs[2..4]),
+        mk(Op2::MulIeee, t[2], &op.srcs[4..6]),
+        mk(Op2::MulIeee, t[3], &op.srcs[6..8]),
+        mk(Op2::Add, t[4], &[r(t[0]), r(t[1])]),
+        mk(Op2::Add, t[5], &[r(t[2]), r(t[3])]),
+        mk(Op2::Add, d, &[r(t[4]), r(t[5])]),
+    ];
+    for (k, o) in new.into_iter().enumerate() {
+        ops.insert(i + k, o);
+    }
+}
+
+fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<Group>, Retry> {
     let n = ops.len();
-    let deps = dependencies(&ops, mir);
+    let deps = dependencies(ops, mir);
     // Priority: longest path to the end.
     let mut height = vec![1usize; n];
     for i in (0..n).rev() {
@@ -273,9 +413,27 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
             }
             for s in order {
                 if let Some(f) = try_add(&fill, &ops[i], s, chans) {
+                    // The exact read-port check (the swizzle search on the
+                    // group with one pseudo-GPR per register: values read
+                    // together are live together, so they get distinct
+                    // GPRs whatever the allocation).
+                    if !group.is_empty() {
+                        let mut trial = group.clone();
+                        if ops[i].role == Role::Dot4 {
+                            trial.extend((0..4).map(|c| (i, Slot::Vec(c))));
+                        } else {
+                            trial.push((i, s));
+                        }
+                        if !ports_ok(&trial, ops, chans) {
+                            continue;
+                        }
+                    }
                     // A same-group reader of this op's result is impossible
                     // (dist ≥ 1), so placing it is safe.
                     fill = f;
+                    if ops[i].role == Role::Dot4 {
+                        group.extend((1..4).map(|c| (i, Slot::Vec(c))));
+                    }
                     group.push((i, s));
                     group_of[i] = Some(g);
                     done += 1;
@@ -283,6 +441,9 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
                         && chans.of(d).is_none()
                     {
                         let c = match s {
+                            _ if ops[i].role == Role::Dot4 => (0..4u8)
+                                .min_by_key(|&c| chans.load[c as usize])
+                                .unwrap_or(0),
                             Slot::Vec(c) => c,
                             Slot::Trans => (0..4u8)
                                 .min_by_key(|&c| chans.load[c as usize])
@@ -300,13 +461,16 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
             }
         }
         if group.is_empty() {
-            return Err(CodegenError::internal(
+            if let Some(&i) = ready.iter().find(|&&i| ops[i].role == Role::Dot4) {
+                return Err(Retry::Expand(i));
+            }
+            return Err(Retry::Fail(CodegenError::internal(
                 "group-size",
                 format!(
                     "no ready operation fits an empty group ({} ready)",
                     ready.len()
                 ),
-            ));
+            )));
         }
         // The hardware's unit assignment (manual §4.4, PREFER_VECTOR) puts
         // an any-unit op on its element's vector unit when that is free;
@@ -323,7 +487,114 @@ pub fn schedule(ops: Vec<AluOp>, mir: &Mir, chans: &mut Channels) -> Result<Segm
         group.sort_by_key(|&(_, s)| s);
         groups.push(group);
     }
-    Ok(Segment { ops, groups })
+    Ok(groups)
+}
+
+/// Whether `members` have a legal bank-swizzle assignment, with each
+/// register read as its own pseudo-GPR in its element.
+fn ports_ok(members: &[(usize, Slot)], ops: &[AluOp], chans: &Channels) -> bool {
+    use crate::isa::{AluDst, AluInst, AluSrc, AluSrcSel, Chan, Gpr};
+    let chan = |c: u8| [Chan::X, Chan::Y, Chan::Z, Chan::W][(c & 3) as usize];
+    let mut sorted: SmallVec<[(usize, Slot); 5]> = members.iter().copied().collect();
+    // Any-unit ops in Trans whose element's vector unit is free run there
+    // (as the placement normalises them).
+    let predicted = (0..4u8)
+        .min_by_key(|&c| chans.load[c as usize])
+        .unwrap_or(0);
+    let dst_chan = |i: usize, s: Slot| -> u8 {
+        match s {
+            Slot::Vec(c) => c,
+            Slot::Trans => ops[i].dst.and_then(|d| chans.of(d)).unwrap_or(predicted),
+        }
+    };
+    for k in 0..sorted.len() {
+        let (i, s) = sorted[k];
+        if s == Slot::Trans && ops[i].opc.unit_class() == UnitClass::Any {
+            let c = dst_chan(i, s);
+            if !sorted.iter().any(|&(_, t)| t == Slot::Vec(c)) {
+                sorted[k].1 = Slot::Vec(c);
+            }
+        }
+    }
+    sorted.sort_by_key(|&(_, s)| s);
+    let mut ids: SmallVec<[VReg; 16]> = SmallVec::new();
+    let mut lits: SmallVec<[u32; 4]> = SmallVec::new();
+    let mut insts: SmallVec<[AluInst; 5]> = SmallVec::new();
+    for &(i, s) in &sorted {
+        let op = &ops[i];
+        let operands: &[super::mir::Operand] = match (op.role, s) {
+            (Role::Dot4, Slot::Vec(k)) => &op.srcs[2 * k as usize..2 * k as usize + 2],
+            _ => &op.srcs,
+        };
+        let mut srcs: SmallVec<[AluSrc; 3]> = SmallVec::new();
+        for o in operands {
+            let mut a = match o.src {
+                Src::Reg(v) => {
+                    let id = match ids.iter().position(|&x| x == v) {
+                        Some(p) => p,
+                        None => {
+                            ids.push(v);
+                            ids.len() - 1
+                        }
+                    };
+                    AluSrc::new(
+                        AluSrcSel::Gpr(Gpr::new(id as u32).unwrap_or_default()),
+                        chan(chans.of(v).unwrap_or(0)),
+                    )
+                }
+                Src::Const { elem, chan: c } => AluSrc::new(AluSrcSel::Cfile(elem), chan(c)),
+                Src::ConstRel { base, chan: c } => {
+                    let mut a = AluSrc::new(AluSrcSel::Cfile(base), chan(c));
+                    a.rel = true;
+                    a
+                }
+                Src::Lit(x) => {
+                    let p = match lits.iter().position(|&l| l == x) {
+                        Some(p) => p,
+                        None => {
+                            lits.push(x);
+                            lits.len() - 1
+                        }
+                    };
+                    AluSrc::new(AluSrcSel::Literal, chan(p as u8))
+                }
+                Src::Inline(c) => AluSrc::new(AluSrcSel::Inline(c), Chan::X),
+            };
+            a.neg = o.neg;
+            srcs.push(a);
+        }
+        let unused = AluSrc::new(AluSrcSel::Gpr(Gpr::default()), Chan::X);
+        let dst = AluDst {
+            gpr: Gpr::new(127).unwrap_or_default(),
+            rel: false,
+            chan: chan(dst_chan(i, s)),
+        };
+        let inst = match op.opc {
+            super::mir::Opc::Op2(o) => AluInst::op2(
+                o,
+                dst,
+                [
+                    srcs.first().copied().unwrap_or(unused),
+                    srcs.get(1).copied().unwrap_or(unused),
+                ],
+            ),
+            super::mir::Opc::Op3(o) => AluInst::op3(
+                o,
+                dst,
+                [
+                    srcs.first().copied().unwrap_or(unused),
+                    srcs.get(1).copied().unwrap_or(unused),
+                    srcs.get(2).copied().unwrap_or(unused),
+                ],
+            ),
+        };
+        insts.push(inst);
+    }
+    if ids.len() > 120 {
+        return true;
+    }
+    let mut g = AluGroup::with_literals(&insts, &lits);
+    assign_bank_swizzles(&mut g)
 }
 
 /// Finds bank swizzles for the instructions of `group` (already encoded
@@ -339,31 +610,30 @@ pub fn assign_bank_swizzles(group: &mut AluGroup) -> bool {
         .iter()
         .map(|u| match u {
             Some(crate::isa::Unit::Trans) => &TRANS_SWIZZLES[..],
-            _ => &BankSwizzle::ALL[..],
+            _ => BankSwizzle::ALL,
         })
         .collect();
-    let mut choice = vec![0usize; group.insts.len()];
-    loop {
-        for (k, inst) in group.insts.iter_mut().enumerate() {
-            inst.bank_swizzle = options[k][choice[k]];
-        }
-        if group_port_violations(group).is_empty() {
+    // Depth-first over the instructions in order: a prefix that already
+    // breaks a read port cannot be completed (reservations only grow), so
+    // it is pruned; the prefixes keep the full group's unit assignment
+    // (Trans is listed last).
+    fn dfs(group: &mut AluGroup, k: usize, options: &[&[BankSwizzle]]) -> bool {
+        if k == group.insts.len() {
             return true;
         }
-        // Next combination (odometer).
-        let mut k = 0;
-        loop {
-            if k == choice.len() {
-                return false;
+        for &sw in options[k] {
+            group.insts[k].bank_swizzle = sw;
+            let prefix = AluGroup {
+                insts: group.insts[..=k].iter().copied().collect(),
+                literals: group.literals.clone(),
+            };
+            if group_port_violations(&prefix).is_empty() && dfs(group, k + 1, options) {
+                return true;
             }
-            choice[k] += 1;
-            if choice[k] < options[k].len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
         }
+        false
     }
+    dfs(group, 0, &options)
 }
 
 /// The swizzles the Trans slot accepts (Table 4.3: SCL_210, SCL_122,

@@ -210,10 +210,29 @@ pub fn check_at(
     tol: f32,
     level: OptLevel,
 ) -> Result<RunResult, String> {
-    let kernel = &program.kernels[0];
+    check_kernel(program, &program.kernels[0], args, tol, level)
+}
+
+/// The compiled `kernel` of `program` at `level`.
+pub fn compile_kernel(
+    program: &ctm_frontend::tast::Program,
+    kernel: &Kernel,
+    level: OptLevel,
+) -> Result<Executable, CodegenError> {
+    ctm_backend_r700::codegen::compile_kernel(program, kernel, level, &Default::default())
+}
+
+/// [`check_at`] for any kernel of `program`.
+pub fn check_kernel(
+    program: &ctm_frontend::tast::Program,
+    kernel: &Kernel,
+    args: &KernelArgs,
+    tol: f32,
+    level: OptLevel,
+) -> Result<RunResult, String> {
     let want = run_kernel(program, kernel, args, &RunOptions::default())
         .map_err(|e| format!("reference: {e}"))?;
-    let exe = compile_program(program, level).map_err(|e| e.to_string())?;
+    let exe = compile_kernel(program, kernel, level).map_err(|e| e.to_string())?;
     let run = simulate(&exe, kernel, args)?;
     let (w, h) = args.domain;
     let close =

@@ -256,7 +256,7 @@ pub fn launch(
         // (`Domain::sized`, docs/cli.md "x1k runs"): a larger stream, such as a reduction's
         // input, cannot run on the target (issue 13).
         if !(1..=4096).contains(&data.width) || !(1..=4096).contains(&data.height) {
-            return Err(LaunchError::Bindings(format!(
+            return Err(LaunchError::Unfit(format!(
                 "input `{}` is {}x{}; an x1k texture is at most 4096x4096, so `{}` cannot run on the target with it",
                 input.param, data.width, data.height, b.kernel
             )));

@@ -180,6 +180,10 @@ impl MachineTarget for X1kTarget {
         EM_X1K
     }
 
+    fn fused_mad(&self) -> bool {
+        true
+    }
+
     fn cost_model(&self) -> &'static dyn CostModel {
         &X1kCost
     }

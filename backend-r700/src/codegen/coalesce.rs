@@ -1,0 +1,331 @@
+//! Machine-IR clean-ups between selection and scheduling:
+//!
+//! * **Fetch hoisting**: in each straight-line run of ALU ops and
+//!   fetches, the ops that compute fetch coordinates go first, then the
+//!   fetches, level by level, so independent fetches share one TEX clause
+//!   (up to 8, Table 3.2) and stay in flight together, and the ALU work
+//!   around them packs into fewer clauses (a clause switch costs a CF
+//!   round trip, manual §3.1). The order stays a topological order: a
+//!   write to a merge register stays after the reads of its old value,
+//!   `MOVA_INT` after the relative reads of the previous one, the closing
+//!   `PRED_SET`/`KILL` last.
+//! * **Dead code**: plain ALU ops whose result nothing reads (a `SET*`
+//!   whose only use became a `CND*`) are removed.
+//! * **Copy coalescing**: a `MOV` into a tuple register (fetch
+//!   coordinates, exported values, scatter operands) from a register
+//!   with one definition and no other use is removed, the definition
+//!   writing the tuple register directly.
+
+use std::collections::HashMap;
+
+use super::mir::{Block, Item, Mir, Opc, Role, Src, VReg};
+use crate::isa::Op2;
+
+/// Runs both clean-ups on `mir`.
+pub fn run(mir: &mut Mir) {
+    let mut body = std::mem::take(&mut mir.body);
+    dead_code(&mut body);
+    hoist(&mut body, mir);
+    coalesce(&mut body, mir);
+    mir.body = body;
+}
+
+fn hoist(block: &mut Block, mir: &Mir) {
+    for item in block.iter_mut() {
+        match item {
+            Item::If { then, els } => {
+                hoist(then, mir);
+                hoist(els, mir);
+            }
+            Item::Loop { body } => hoist(body, mir),
+            _ => {}
+        }
+    }
+    let mut start = 0;
+    while start < block.len() {
+        let mut end = start;
+        while end < block.len() && matches!(block[end], Item::Alu(_) | Item::Fetch(_)) {
+            end += 1;
+        }
+        if end > start + 1
+            && block[start..end]
+                .iter()
+                .any(|i| matches!(i, Item::Fetch(_)))
+        {
+            sort_run(&mut block[start..end], mir);
+        }
+        start = end.max(start + 1);
+    }
+}
+
+fn sort_run(run: &mut [Item], mir: &Mir) {
+    let n = run.len();
+    // Dependencies on earlier items: RAW, a merge register's write after
+    // its earlier reads and writes, MOVA after relative reads and MOVAs,
+    // relative reads after their MOVA.
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut def_of: HashMap<VReg, usize> = HashMap::new();
+    let mut readers: HashMap<VReg, Vec<usize>> = HashMap::new();
+    let (mut last_mova, mut rel_readers): (Option<usize>, Vec<usize>) = (None, Vec::new());
+    for (i, item) in run.iter().enumerate() {
+        let (reads, writes): (Vec<VReg>, Vec<VReg>) = match item {
+            Item::Alu(op) => (
+                op.srcs.iter().filter_map(|s| s.vreg()).collect(),
+                op.dst.into_iter().collect(),
+            ),
+            Item::Fetch(f) => (f.coord.to_vec(), f.dst.iter().flatten().copied().collect()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        for v in &reads {
+            if let Some(&d) = def_of.get(v) {
+                deps[i].push(d);
+            }
+        }
+        for w in &writes {
+            if mir.regs[w.0 as usize].merge {
+                deps[i].extend(readers.get(w).into_iter().flatten().copied());
+                if let Some(&d) = def_of.get(w) {
+                    deps[i].push(d);
+                }
+            }
+        }
+        if let Item::Alu(op) = item {
+            let rel = op
+                .srcs
+                .iter()
+                .any(|s| matches!(s.src, Src::ConstRel { .. }));
+            if rel {
+                deps[i].extend(last_mova);
+                rel_readers.push(i);
+            }
+            if op.role == Role::Mova {
+                deps[i].append(&mut rel_readers);
+                deps[i].extend(last_mova);
+                last_mova = Some(i);
+            }
+        }
+        for v in reads {
+            readers.entry(v).or_default().push(i);
+        }
+        for w in writes {
+            def_of.insert(w, i);
+        }
+    }
+    // Fetch levels: how many fetches lie on the longest chain into an item.
+    let mut level = vec![0u32; n];
+    for i in 0..n {
+        let l = deps[i]
+            .iter()
+            .map(|&d| level[d] + u32::from(matches!(run[d], Item::Fetch(_))))
+            .max()
+            .unwrap_or(0);
+        level[i] = l;
+    }
+    let top = (0..n)
+        .filter(|&i| matches!(run[i], Item::Fetch(_)))
+        .map(|i| level[i] + 1)
+        .max()
+        .unwrap_or(0);
+    // Items a fetch needs must precede it; the rest wait for the last
+    // fetch, so they share the clauses after it.
+    let mut feeds = vec![false; n];
+    for i in (0..n).rev() {
+        if matches!(run[i], Item::Fetch(_)) || feeds[i] {
+            for &d in &deps[i] {
+                feeds[d] = true;
+            }
+        }
+    }
+    let mut key = vec![0u32; n];
+    for i in 0..n {
+        let base = match &run[i] {
+            Item::Fetch(_) => 2 * level[i] + 1,
+            Item::Alu(op) if matches!(op.role, Role::Predicate | Role::Kill) => u32::MAX,
+            _ if feeds[i] => 2 * level[i],
+            _ => 2 * top,
+        };
+        key[i] = deps[i].iter().map(|&d| key[d]).fold(base, u32::max);
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (key[i], i));
+    let items: Vec<Item> = order.iter().map(|&i| run[i].clone()).collect();
+    for (slot, item) in run.iter_mut().zip(items) {
+        *slot = item;
+    }
+}
+
+/// Removes plain ALU ops whose result nothing reads, to a fixed point.
+fn dead_code(block: &mut Block) {
+    loop {
+        let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
+        count(block, &mut uses, &mut defs);
+        if !remove_dead(block, &uses) {
+            return;
+        }
+    }
+}
+
+fn remove_dead(block: &mut Block, uses: &HashMap<VReg, u32>) -> bool {
+    let before = block.len();
+    block.retain(|item| match item {
+        Item::Alu(op) => {
+            !(op.role == Role::Plain && op.dst.is_some_and(|d| !uses.contains_key(&d)))
+        }
+        _ => true,
+    });
+    let mut changed = block.len() != before;
+    for item in block.iter_mut() {
+        match item {
+            Item::If { then, els } => {
+                changed |= remove_dead(then, uses);
+                changed |= remove_dead(els, uses);
+            }
+            Item::Loop { body } => changed |= remove_dead(body, uses),
+            _ => {}
+        }
+    }
+    changed
+}
+
+fn count(block: &Block, uses: &mut HashMap<VReg, u32>, defs: &mut HashMap<VReg, u32>) {
+    for item in block {
+        match item {
+            Item::Alu(op) => {
+                for v in op.srcs.iter().filter_map(|s| s.vreg()) {
+                    *uses.entry(v).or_insert(0) += 1;
+                }
+                if let Some(d) = op.dst {
+                    *defs.entry(d).or_insert(0) += 1;
+                }
+            }
+            Item::Fetch(f) => {
+                for v in f.coord {
+                    *uses.entry(v).or_insert(0) += 1;
+                }
+                for v in f.dst.iter().flatten() {
+                    *defs.entry(*v).or_insert(0) += 1;
+                }
+            }
+            Item::Export { lanes, .. } => {
+                for v in lanes.iter().filter_map(|l| l.vreg()) {
+                    *uses.entry(v).or_insert(0) += 1;
+                }
+            }
+            Item::MemExport { value, index } => {
+                *uses.entry(*value).or_insert(0) += 1;
+                *uses.entry(*index).or_insert(0) += 1;
+            }
+            Item::If { then, els } => {
+                count(then, uses, defs);
+                count(els, uses, defs);
+            }
+            Item::Loop { body } => count(body, uses, defs),
+        }
+    }
+}
+
+fn find_moves(
+    block: &Block,
+    mir: &Mir,
+    uses: &HashMap<VReg, u32>,
+    defs: &HashMap<VReg, u32>,
+    alu_defined: &std::collections::HashSet<VReg>,
+    out: &mut HashMap<VReg, VReg>,
+) {
+    for item in block {
+        match item {
+            Item::Alu(op) => {
+                let (Some(t), [s]) = (op.dst, op.srcs.as_slice()) else {
+                    continue;
+                };
+                let Some(v) = s.vreg() else { continue };
+                let ti = &mir.regs[t.0 as usize];
+                let vi = &mir.regs[v.0 as usize];
+                if op.opc == Opc::Op2(Op2::Mov)
+                    && !op.clamp
+                    && op.role == Role::Plain
+                    && !s.modified()
+                    && ti.tuple.is_some()
+                    && ti.gpr.is_none()
+                    && vi.chan.is_none()
+                    && vi.tuple.is_none()
+                    && vi.gpr.is_none()
+                    && !vi.merge
+                    && uses.get(&v) == Some(&1)
+                    && defs.get(&v) == Some(&1)
+                    && alu_defined.contains(&v)
+                {
+                    out.insert(v, t);
+                }
+            }
+            Item::If { then, els } => {
+                find_moves(then, mir, uses, defs, alu_defined, out);
+                find_moves(els, mir, uses, defs, alu_defined, out);
+            }
+            Item::Loop { body } => find_moves(body, mir, uses, defs, alu_defined, out),
+            _ => {}
+        }
+    }
+}
+
+fn alu_defs(block: &Block, out: &mut std::collections::HashSet<VReg>) {
+    for item in block {
+        match item {
+            Item::Alu(op) => {
+                if let Some(d) = op.dst {
+                    out.insert(d);
+                }
+            }
+            Item::If { then, els } => {
+                alu_defs(then, out);
+                alu_defs(els, out);
+            }
+            Item::Loop { body } => alu_defs(body, out),
+            _ => {}
+        }
+    }
+}
+
+fn rewrite(block: &mut Block, map: &HashMap<VReg, VReg>) {
+    block.retain(|item| match item {
+        Item::Alu(op) => {
+            !(op.opc == Opc::Op2(Op2::Mov)
+                && op.srcs.len() == 1
+                && op.srcs[0]
+                    .vreg()
+                    .is_some_and(|v| map.get(&v) == op.dst.as_ref()))
+        }
+        _ => true,
+    });
+    for item in block.iter_mut() {
+        match item {
+            Item::Alu(op) => {
+                if let Some(d) = op.dst
+                    && let Some(&t) = map.get(&d)
+                {
+                    op.dst = Some(t);
+                }
+            }
+            Item::If { then, els } => {
+                rewrite(then, map);
+                rewrite(els, map);
+            }
+            Item::Loop { body } => rewrite(body, map),
+            _ => {}
+        }
+    }
+}
+
+fn coalesce(block: &mut Block, mir: &Mir) {
+    let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
+    count(block, &mut uses, &mut defs);
+    let mut alu_defined = std::collections::HashSet::new();
+    alu_defs(block, &mut alu_defined);
+    let mut map = HashMap::new();
+    find_moves(block, mir, &uses, &defs, &alu_defined, &mut map);
+    // A definition without a unit for the tuple's element (MOVA has no
+    // result) never appears: only ops with a result define registers.
+    if !map.is_empty() {
+        rewrite(block, &map);
+    }
+}
