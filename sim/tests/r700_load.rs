@@ -276,3 +276,26 @@ fn more_gprs_mean_fewer_wavefronts_in_flight() {
         few.cycles
     );
 }
+
+#[test]
+fn inputs_bind_by_their_bindings() {
+    use ctm_backend_r700::abi::InputBinding;
+    let b = |format: &str, resource: u32| InputBinding {
+        param: "x".into(),
+        resource,
+        format: format.into(),
+    };
+    let mut l = Launch::raw(fixture("alu_literal"), 1, vec![], &[]);
+    assert!(l.bind_input(&b("vec2", 2), 3, 1, vec![0; 24]));
+    assert_eq!(l.textures[&2].format, ctm_sim::r700::TexFormat::Rg32Float);
+    assert!(l.bind_input(&b("u16", 0), 2, 2, vec![0; 8]));
+    assert!(!l.bind_input(&b("vec4", 1), 2, 2, vec![0; 8]), "wrong size");
+    assert!(
+        !l.bind_input(&b("mat4", 1), 1, 1, vec![0; 64]),
+        "not a stream type"
+    );
+    assert!(
+        !l.bind_input(&b("f32", 300), 1, 1, vec![0; 4]),
+        "no such resource"
+    );
+}

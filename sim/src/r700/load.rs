@@ -83,7 +83,47 @@ impl Launch {
     }
 }
 
+impl Launch {
+    /// Bind an input stream per its binding (`docs/abi-r700.md` §3.2):
+    /// texture resource `binding.resource` in the binding's format, texels
+    /// row-major (`width·height` of them, little endian). False if the
+    /// format is unknown or the data has the wrong size.
+    pub fn bind_input(
+        &mut self,
+        binding: &ctm_backend_r700::abi::InputBinding,
+        width: u32,
+        height: u32,
+        data: Vec<u8>,
+    ) -> bool {
+        let Some(format) = TexFormat::from_binding(&binding.format) else {
+            return false;
+        };
+        let Ok(resource) = u8::try_from(binding.resource) else {
+            return false;
+        };
+        if data.len() as u64 != u64::from(width) * u64::from(height) * format.bytes() as u64 {
+            return false;
+        }
+        self.textures.insert(
+            resource,
+            Texture {
+                width,
+                height,
+                format,
+                data,
+            },
+        );
+        true
+    }
+}
+
 impl RunResult {
+    /// An output stream per its binding: pixel export `binding.export`,
+    /// one `[f32; 4]` per element (zeros where nothing was exported).
+    pub fn output(&self, binding: &ctm_backend_r700::abi::OutputBinding) -> Vec<[f32; 4]> {
+        self.export_f32(ExportKind::Pixel, binding.export)
+    }
+
     /// Scatter parameter `slot`'s region of the scatter buffer
     /// (`docs/abi-r700.md` §3.4): W·H dwords.
     pub fn scatter_region(&self, slot: u32, width: u32, height: u32) -> Vec<u32> {
