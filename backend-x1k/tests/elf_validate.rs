@@ -102,13 +102,13 @@ fn a_flipped_bit_reading_an_unlisted_texture_is_rejected() {
         .iter()
         .enumerate()
         .find_map(|(i, inst)| match inst {
-            Inst::Tex(t) if t.tex_id.get() == 0 => Some((i, t.clone())),
+            Inst::Tex(t) if t.tex_id.get() == 0 => Some((i, *t)),
             _ => None,
         })
         .expect("a lookup of t0");
     // Flip TEX_ID bit 3 (t0 -> t8) in the slot's bytes, found by encoding
     // the instruction both ways (no hand-written bit position).
-    let before = isa::encode(&Inst::Tex(tex.clone()));
+    let before = isa::encode(&Inst::Tex(tex));
     let mut moved = tex;
     moved.tex_id = TexId::new(8).expect("t8");
     let after = isa::encode(&Inst::Tex(moved));
