@@ -1,5 +1,5 @@
-//! Range-limited operand numbers: [`bounded!`](crate::bounded) (a value
-//! `0..=MAX`) and [`count!`](crate::count) (a count `1..=MAX` stored in its
+//! Range-limited operand numbers: [`bounded!`](macro@crate::bounded) (a value
+//! `0..=MAX`) and [`count!`](macro@crate::count) (a count `1..=MAX` stored in its
 //! field as `count − 1`). A type made here can only hold what its field
 //! encodes, so encoding never fails and never truncates.
 

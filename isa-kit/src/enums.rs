@@ -1,4 +1,4 @@
-//! Enumerated field values: the [`isa_enum!`](crate::isa_enum) table macro
+//! Enumerated field values: the [`isa_enum!`](macro@crate::isa_enum) table macro
 //! and the [`UnknownCode`] error every generated `TryFrom<u32>` returns.
 
 /// A field held a code that names no value of its enumeration.
@@ -100,7 +100,7 @@ macro_rules! isa_enum {
     )*};
 }
 
-/// Generates an opcode enumeration (through [`isa_enum!`](crate::isa_enum))
+/// Generates an opcode enumeration (through [`isa_enum!`](macro@crate::isa_enum))
 /// whose rows also carry the opcode's static facts, as a struct literal of
 /// the named facts type: `Variant = code => "spelling" { field: value, ... }`.
 ///

@@ -14,7 +14,7 @@
 //!   `COUNT`, `code()`, `mnemonic()`, `from_mnemonic()`, `Display`
 //!   ([`enums`]).
 //! * [`bounded!`] and [`count!`] — range-limited operand numbers that can
-//!   only hold what their field encodes ([`bounded`]).
+//!   only hold what their field encodes ([`mod@bounded`]).
 //! * [`rules!`] — the hardware-rule enumeration of a validator: `ALL`,
 //!   the manual section of each rule, its kebab-case name ([`rule`]).
 //!

@@ -200,6 +200,90 @@ impl ProgInfo {
         words
     }
 
+    /// Decode the descriptor words (`PROGINFO_WORDS` of them, or fewer,
+    /// which are an error): the reserved words must hold their fixed
+    /// values and the registers must decode (CTM §4.1.4). The one decoder
+    /// of the layout, used by the ELF reader and the simulated device.
+    ///
+    /// # Errors
+    /// [`ElfError::NoteSize`], [`ElfError::ProgInfoReserved`],
+    /// [`ElfError::ProgInfoRegister`].
+    pub fn from_words(words: &[u32]) -> Result<ProgInfo, ElfError> {
+        use crate::isa::program_regs::{
+            FgDepthSrcReg, ProgramRegister, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg, UsPixsizeReg,
+        };
+        use proginfo_word as w;
+        if words.len() != PROGINFO_WORDS {
+            return Err(ElfError::NoteSize {
+                note: NoteType::ProgInfo,
+                expected: (PROGINFO_WORDS * 4) as u32,
+                found: u32::try_from(words.len().saturating_mul(4)).unwrap_or(u32::MAX),
+            });
+        }
+        for (word, expected) in ProgInfo::reserved_words() {
+            if words[word] != expected {
+                return Err(ElfError::ProgInfoReserved {
+                    word,
+                    expected,
+                    found: words[word],
+                });
+            }
+        }
+        fn reg<R: ProgramRegister>(words: &[u32], word: usize) -> Result<u32, ElfError> {
+            R::decode(words[word])
+                .map(|_| words[word])
+                .map_err(|source| ElfError::ProgInfoRegister { word, source })
+        }
+        Ok(ProgInfo {
+            fg_depth_src: reg::<FgDepthSrcReg>(words, w::FG_DEPTH_SRC)?,
+            us_config: reg::<UsConfigReg>(words, w::US_CONFIG)?,
+            us_pixsize: reg::<UsPixsizeReg>(words, w::US_PIXSIZE)?,
+            us_fc_ctrl: reg::<UsFcCtrlReg>(words, w::US_FC_CTRL)?,
+            us_code_addr: reg::<UsCodeAddrReg>(words, w::US_CODE_ADDR)?,
+            us_code_range: words[w::US_CODE_RANGE],
+            instr_cnt: words[w::INSTR_CNT],
+        })
+    }
+
+    /// The proginfo's consistency with a `.text` of `text_slots` slots
+    /// (CTM §4.1.4): `INSTR_CNT` = slots, `US_CODE_RANGE` =
+    /// `(INSTR_CNT − 1) << 16`, `US_CODE_ADDR` start ≤ end < `INSTR_CNT`.
+    ///
+    /// # Errors
+    /// [`ElfError::InstrCntMismatch`], [`ElfError::CodeRange`],
+    /// [`ElfError::ProgInfoRegister`], [`ElfError::CodeAddr`].
+    pub fn check(&self, text_slots: usize) -> Result<(), ElfError> {
+        use crate::isa::program_regs::{ProgramRegister, UsCodeAddrReg};
+        if self.instr_cnt as usize != text_slots {
+            return Err(ElfError::InstrCntMismatch {
+                instr_cnt: self.instr_cnt,
+                text_slots,
+            });
+        }
+        let expected = self.instr_cnt.saturating_sub(1) << 16;
+        if self.us_code_range != expected {
+            return Err(ElfError::CodeRange {
+                expected,
+                found: self.us_code_range,
+            });
+        }
+        let code = UsCodeAddrReg::decode(self.us_code_addr).map_err(|source| {
+            ElfError::ProgInfoRegister {
+                word: proginfo_word::US_CODE_ADDR,
+                source,
+            }
+        })?;
+        let (start, end) = (code.start.get(), code.end.get());
+        if start > end || end >= self.instr_cnt {
+            return Err(ElfError::CodeAddr {
+                start,
+                end,
+                instr_cnt: self.instr_cnt,
+            });
+        }
+        Ok(())
+    }
+
     /// The fixed value of each reserved word: `(index, value)`.
     pub fn reserved_words() -> impl Iterator<Item = (usize, u32)> {
         use proginfo_word as w;

@@ -26,9 +26,7 @@ use object::read::elf::{FileHeader, ProgramHeader as _, SectionHeader as _};
 use crate::Program;
 use crate::abi::Bindings;
 use crate::isa::encode::BYTES_PER_SLOT;
-use crate::isa::program_regs::{
-    FgDepthSrcReg, ProgramRegister, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg, UsPixsizeReg,
-};
+use crate::isa::program_regs::{ProgramRegister, UsCodeAddrReg};
 use crate::isa::{MAX_SLOTS, decode_program_bytes};
 
 use super::{
@@ -213,44 +211,13 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
         }
     }
     let proginfo = notes.proginfo.ok_or(ElfError::MissingProgInfo)?;
-    check_proginfo(&proginfo, text_slots)?;
+    proginfo.check(text_slots)?;
     Ok(ElfImage {
         insts,
         proginfo,
         notes: notes.notes,
         bindings: notes.bindings,
     })
-}
-
-/// The consistency of the proginfo with `.text` (CTM §4.1.4).
-fn check_proginfo(info: &ProgInfo, text_slots: usize) -> Result<(), ElfError> {
-    if info.instr_cnt as usize != text_slots {
-        return Err(ElfError::InstrCntMismatch {
-            instr_cnt: info.instr_cnt,
-            text_slots,
-        });
-    }
-    let expected = info.instr_cnt.saturating_sub(1) << 16;
-    if info.us_code_range != expected {
-        return Err(ElfError::CodeRange {
-            expected,
-            found: info.us_code_range,
-        });
-    }
-    let code =
-        UsCodeAddrReg::decode(info.us_code_addr).map_err(|source| ElfError::ProgInfoRegister {
-            word: proginfo_word::US_CODE_ADDR,
-            source,
-        })?;
-    let (start, end) = (code.start.get(), code.end.get());
-    if start > end || end >= info.instr_cnt {
-        return Err(ElfError::CodeAddr {
-            start,
-            end,
-            instr_cnt: info.instr_cnt,
-        });
-    }
-    Ok(())
 }
 
 fn le_words(desc: &[u8]) -> Vec<u32> {
@@ -308,7 +275,6 @@ fn flag(note: NoteType, desc: &[u8]) -> Result<bool, ElfError> {
 }
 
 fn proginfo(desc: &[u8]) -> Result<ProgInfo, ElfError> {
-    use proginfo_word as w;
     if desc.len() != PROGINFO_WORDS * 4 {
         return Err(size_error(
             NoteType::ProgInfo,
@@ -316,30 +282,7 @@ fn proginfo(desc: &[u8]) -> Result<ProgInfo, ElfError> {
             desc.len(),
         ));
     }
-    let words = le_words(desc);
-    for (word, expected) in ProgInfo::reserved_words() {
-        if words[word] != expected {
-            return Err(ElfError::ProgInfoReserved {
-                word,
-                expected,
-                found: words[word],
-            });
-        }
-    }
-    fn reg<R: ProgramRegister>(words: &[u32], word: usize) -> Result<u32, ElfError> {
-        R::decode(words[word])
-            .map(|_| words[word])
-            .map_err(|source| ElfError::ProgInfoRegister { word, source })
-    }
-    Ok(ProgInfo {
-        fg_depth_src: reg::<FgDepthSrcReg>(&words, w::FG_DEPTH_SRC)?,
-        us_config: reg::<UsConfigReg>(&words, w::US_CONFIG)?,
-        us_pixsize: reg::<UsPixsizeReg>(&words, w::US_PIXSIZE)?,
-        us_fc_ctrl: reg::<UsFcCtrlReg>(&words, w::US_FC_CTRL)?,
-        us_code_addr: reg::<UsCodeAddrReg>(&words, w::US_CODE_ADDR)?,
-        us_code_range: words[w::US_CODE_RANGE],
-        instr_cnt: words[w::INSTR_CNT],
-    })
+    ProgInfo::from_words(&le_words(desc))
 }
 
 impl NoteSet {

@@ -10,8 +10,7 @@
 use ctm_backend_x1k::elf::ProgInfo;
 use ctm_backend_x1k::isa::encode::BYTES_PER_SLOT;
 use ctm_backend_x1k::isa::program_regs::{
-    FgDepthSrcReg, ProgramRegister, RegisterDecodeError, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg,
-    UsPixsizeReg,
+    FgDepthSrcReg, ProgramRegister, UsCodeAddrReg, UsConfigReg, UsFcCtrlReg, UsPixsizeReg,
 };
 use ctm_backend_x1k::isa::{IntConstId, MAX_SLOTS};
 
@@ -22,52 +21,10 @@ use crate::x1k::interface::Program;
 /// ELF module, which writes and reads it.
 pub use ctm_backend_x1k::elf::{PROGINFO_WORDS, proginfo_word};
 
-/// Why a `dpp_proginfo` does not load.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
-pub enum ProgInfoError {
-    /// A reserved word differs from the guide's value.
-    #[error("proginfo word {word}: reserved value must be {expected:#010x}, found {found:#010x}")]
-    Reserved {
-        /// Word index.
-        word: usize,
-        /// The guide's value.
-        expected: u32,
-        /// The value found.
-        found: u32,
-    },
-    /// A program register does not decode (stray bits).
-    #[error("proginfo word {word}: {source}")]
-    Register {
-        /// Word index.
-        word: usize,
-        /// The decode error.
-        source: RegisterDecodeError,
-    },
-    /// `INSTR_CNT` is 0 or above 512 slots (CTM §3.1).
-    #[error("INSTR_CNT {found} is outside 1..=512")]
-    InstrCnt {
-        /// The value found.
-        found: u32,
-    },
-    /// `US_CODE_RANGE` is not `(INSTR_CNT − 1) << 16` (CTM §4.1.4).
-    #[error("US_CODE_RANGE must be {expected:#010x} for INSTR_CNT, found {found:#010x}")]
-    CodeRange {
-        /// `(INSTR_CNT − 1) << 16`.
-        expected: u32,
-        /// The value found.
-        found: u32,
-    },
-    /// `US_CODE_ADDR`'s start/end slots are not `start ≤ end < INSTR_CNT`.
-    #[error("US_CODE_ADDR start {start} / end {end} do not fit INSTR_CNT {instr_cnt}")]
-    CodeAddr {
-        /// First slot executed.
-        start: u32,
-        /// Last slot executed.
-        end: u32,
-        /// Slots in the program.
-        instr_cnt: u32,
-    },
-}
+/// Why a `dpp_proginfo` does not load: the backend's ELF errors, since
+/// the backend's [`ProgInfo`] decodes and checks the layout (one
+/// definition, issue 8).
+pub type ProgInfoError = ctm_backend_x1k::elf::ElfError;
 
 /// The `dpp_proginfo` structure (CTM §4.1.4), typed with the ISA's program
 /// registers (`x1k-encoding.md` §10).
@@ -108,46 +65,35 @@ impl ProgramInfo {
         .to_words()
     }
 
-    /// Decode and check the 28 descriptor words.
+    /// Decode and check the 28 descriptor words ([`ProgInfo::from_words`]
+    /// and [`ProgInfo::check`] of the backend), with `INSTR_CNT` in
+    /// 1..=512 (CTM §3.1).
     ///
     /// # Errors
     /// [`ProgInfoError`] for a wrong reserved word, a register with stray
-    /// bits, an `INSTR_CNT` outside 1..=512, or `US_CODE_RANGE` /
-    /// `US_CODE_ADDR` inconsistent with `INSTR_CNT`.
+    /// bits, an `INSTR_CNT` above 512 slots, or `US_CODE_RANGE` /
+    /// `US_CODE_ADDR` inconsistent with `INSTR_CNT` (an `INSTR_CNT` of 0 has
+    /// no valid `US_CODE_ADDR`).
     pub fn from_words(words: &[u32; PROGINFO_WORDS]) -> Result<Self, ProgInfoError> {
-        use proginfo_word as w;
-        for (word, expected) in ProgInfo::reserved_words() {
-            if words[word] != expected {
-                return Err(ProgInfoError::Reserved {
-                    word,
-                    expected,
-                    found: words[word],
-                });
-            }
-        }
-        fn reg<R: ProgramRegister>(words: &[u32], word: usize) -> Result<R, ProgInfoError> {
-            R::decode(words[word]).map_err(|source| ProgInfoError::Register { word, source })
-        }
-        let instr_cnt = words[w::INSTR_CNT];
-        if instr_cnt == 0 || instr_cnt as usize > MAX_SLOTS {
-            return Err(ProgInfoError::InstrCnt { found: instr_cnt });
-        }
-        let info = ProgramInfo {
-            fg_depth_src: reg(words, w::FG_DEPTH_SRC)?,
-            us_config: reg(words, w::US_CONFIG)?,
-            us_pixsize: reg(words, w::US_PIXSIZE)?,
-            us_fc_ctrl: reg(words, w::US_FC_CTRL)?,
-            us_code_addr: reg(words, w::US_CODE_ADDR)?,
-            instr_cnt,
-        };
-        if words[w::US_CODE_RANGE] != info.us_code_range() {
-            return Err(ProgInfoError::CodeRange {
-                expected: info.us_code_range(),
-                found: words[w::US_CODE_RANGE],
+        let raw = ProgInfo::from_words(words)?;
+        if raw.instr_cnt as usize > MAX_SLOTS {
+            return Err(ProgInfoError::TooManySlots {
+                slots: raw.instr_cnt as usize,
             });
         }
-        info.check_code_addr()?;
-        Ok(info)
+        raw.check(raw.instr_cnt as usize)?;
+        fn reg<R: ProgramRegister>(value: u32, word: usize) -> Result<R, ProgInfoError> {
+            R::decode(value).map_err(|source| ProgInfoError::ProgInfoRegister { word, source })
+        }
+        use proginfo_word as w;
+        Ok(ProgramInfo {
+            fg_depth_src: reg(raw.fg_depth_src, w::FG_DEPTH_SRC)?,
+            us_config: reg(raw.us_config, w::US_CONFIG)?,
+            us_pixsize: reg(raw.us_pixsize, w::US_PIXSIZE)?,
+            us_fc_ctrl: reg(raw.us_fc_ctrl, w::US_FC_CTRL)?,
+            us_code_addr: reg(raw.us_code_addr, w::US_CODE_ADDR)?,
+            instr_cnt: raw.instr_cnt,
+        })
     }
 
     /// `start ≤ end < INSTR_CNT` for `US_CODE_ADDR`.
