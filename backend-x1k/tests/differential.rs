@@ -239,7 +239,7 @@ fn random_kernels_three_ways() {
                 v => failures.push((seed, level, v)),
             }
         }
-        if (seed - first + 1) % 500 == 0 {
+        if (seed - first + 1).is_multiple_of(500) {
             eprintln!(
                 "... {} kernels: {agree} agree, {limits} over a limit, {} fused-MAD, {} differ",
                 seed - first + 1,
