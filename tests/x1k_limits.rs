@@ -93,6 +93,7 @@ fn uniform_loop_bound_past_255_is_refused_at_launch() {
     for n in ["n=256", "n=100000"] {
         w.ctmc(&[&file, "--simulate", "--uniform", n, "--domain", "2x2"])
             .expect(2)
+            .stderr_has("a loop of `k`")
             .stderr_has("0..255");
     }
 }
