@@ -182,8 +182,8 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
             || !(-128..=127).contains(&ic.step)
         {
             return Err(LaunchError::Unfit(format!(
-                "a loop needs count {count}, start {init} and step {}; the X1K loop counter holds 0..255 (docs/abi-x1k.md §3)",
-                ic.step
+                "a loop of `{}` needs count {count}, start {init} and step {}; the X1K loop counter holds 0..255 (docs/abi-x1k.md §3)",
+                b.kernel, ic.step
             )));
         }
         let word = count as u32 | u32::from(init as u8) << 8 | u32::from(ic.step as i8 as u8) << 16;
