@@ -23,3 +23,23 @@
 //! ```
 
 pub use ctm_driver::*;
+
+pub mod host;
+
+pub use host::{
+    Arg, Build, Device, Element, Error, KernelImage, Launched, Options, ParamInfo, Program, Role,
+    Stream, Uniform, Unorm8x4, compile_kernel,
+};
+
+/// `ctm_kernel! { ... }`: `.ck` items compiled at Rust build time for every
+/// machine target, one module per entry point with a typed `launch` (or
+/// `reduce`). See `docs/host-api.md`.
+pub use ctm_macros::ctm_kernel;
+
+/// Everything a program using kernels needs: `use ctm::prelude::*;`.
+pub mod prelude {
+    pub use crate::host::{
+        Arg, Device, Error, Options, Program, Stats, Stream, Uniform, Unorm8x4, compile_kernel,
+    };
+    pub use crate::{Target, ctm_kernel};
+}
