@@ -15,7 +15,7 @@
 use crate::source::{Source, reconstruct};
 use ctm_driver::pipeline::compile_entry;
 use ctm_driver::target::{CodegenFailure, MachineTarget};
-use ctm_driver::{Checked, CompileError, CompileOptions, Compilation, OptLevel, Target};
+use ctm_driver::{Checked, Compilation, CompileError, CompileOptions, OptLevel, Target};
 use ctm_frontend::diag::Diagnostic;
 use ctm_frontend::tast::{KernelParam, ParamKind, Program};
 use ctm_frontend::types::{ScalarOrVector, StreamType, Type};
@@ -255,11 +255,11 @@ fn compile_for(
 }
 
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
-    "while", "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv",
-    "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
+    "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
 ];
 
 /// A Rust identifier for a language name (raw for Rust keywords; `self`,
@@ -351,7 +351,9 @@ fn module(
                     #[doc = #doc_why]
                     pub const #why_const: ::core::option::Option<&'static str> = ::core::option::Option::None;
                 });
-                build_list.push(quote!(::ctm::Build { target: #tname, elf: ::core::result::Result::Ok(#lit) }));
+                build_list.push(
+                    quote!(::ctm::Build { target: #tname, elf: ::core::result::Result::Ok(#lit) }),
+                );
             }
             Built::Unavailable(why) => {
                 consts.extend(quote! {
@@ -360,7 +362,9 @@ fn module(
                     #[doc = #doc_why]
                     pub const #why_const: ::core::option::Option<&'static str> = ::core::option::Option::Some(#why);
                 });
-                build_list.push(quote!(::ctm::Build { target: #tname, elf: ::core::result::Result::Err(#why) }));
+                build_list.push(
+                    quote!(::ctm::Build { target: #tname, elf: ::core::result::Result::Err(#why) }),
+                );
             }
         }
     }
@@ -418,7 +422,11 @@ fn module(
                 ::core::result::Result::Ok(__ctm_stats)
             }
         };
-        (infos, api, format!("The kernel `{entry}`, compiled by `ctm_kernel!`."))
+        (
+            infos,
+            api,
+            format!("The kernel `{entry}`, compiled by `ctm_kernel!`."),
+        )
     } else {
         let ty = program.reduction(entry).map_or(Type::F32, |r| r.ty);
         let v = value_elem(ty);
@@ -441,7 +449,11 @@ fn module(
                 #p::reduce_image(dev, &IMAGE, input)
             }
         };
-        (Vec::new(), api, format!("The reduction `{entry}`, compiled by `ctm_kernel!`."))
+        (
+            Vec::new(),
+            api,
+            format!("The reduction `{entry}`, compiled by `ctm_kernel!`."),
+        )
     };
     quote! {
         #[doc = #doc]

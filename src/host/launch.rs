@@ -145,9 +145,7 @@ pub(crate) fn launch_reduction(
         2 => Type::Vec2,
         4 => Type::Vec4,
         n => {
-            return Err(Error::Internal(format!(
-                "a reduction value of {n} lanes"
-            )));
+            return Err(Error::Internal(format!("a reduction value of {n} lanes")));
         }
     };
     if input.channels != channels || input.as_f32().is_none() {

@@ -83,8 +83,9 @@ pub fn reduce_image<T: ReduceValue>(
     let elf = elf_for(dev, image)?;
     let data = input.to_data();
     let (lanes, stats) = launch_reduction(dev, elf, image.name, data.channels, &data)?;
-    let value = T::from_lanes(&lanes)
-        .ok_or_else(|| Error::Internal(format!("`{}` produced {} lanes", image.name, lanes.len())))?;
+    let value = T::from_lanes(&lanes).ok_or_else(|| {
+        Error::Internal(format!("`{}` produced {} lanes", image.name, lanes.len()))
+    })?;
     Ok((value, stats))
 }
 
@@ -143,7 +144,11 @@ pub fn i32_array<const N: usize>(x: [i32; N]) -> UniformValue {
 
 /// A `[vecK; N]` uniform.
 pub fn vec_array<const K: usize, const N: usize>(x: [[f32; K]; N]) -> UniformValue {
-    UniformValue::Array(x.iter().map(|v| Value::floats(&v[..K.clamp(1, 4)])).collect())
+    UniformValue::Array(
+        x.iter()
+            .map(|v| Value::floats(&v[..K.clamp(1, 4)]))
+            .collect(),
+    )
 }
 
 /// Stores the output `name` of a launch into `stream`.
@@ -160,7 +165,8 @@ pub fn store<T: Element>(
         .find(|(n, _)| n == name)
         .map(|(_, d)| d)
         .ok_or_else(|| Error::Internal(format!("the launch produced no output `{name}`")))?;
-    *stream = Stream::from_data(data)
-        .ok_or_else(|| Error::Internal(format!("output `{name}` is not a stream of {}", T::NAME)))?;
+    *stream = Stream::from_data(data).ok_or_else(|| {
+        Error::Internal(format!("output `{name}` is not a stream of {}", T::NAME))
+    })?;
     Ok(())
 }

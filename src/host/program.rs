@@ -183,15 +183,16 @@ pub fn compile_kernel(source: &str, target: Target, options: &Options) -> Result
             Shape::Reduction(ctm_driver::pipeline::reduction_stream_type(r.ty).channels())
         }
     };
-    let machine = compile_entry(Some(source), &compilation, machine, None).map_err(|e| match e {
-        CodegenFailure::Limit(d) => Error::Limit(render(&[*d], source)),
-        CodegenFailure::Unavailable(reason) => Error::Unavailable {
-            entry: name.clone(),
-            target,
-            reason,
-        },
-        CodegenFailure::Internal(e) => Error::Internal(e.to_string()),
-    })?;
+    let machine =
+        compile_entry(Some(source), &compilation, machine, None).map_err(|e| match e {
+            CodegenFailure::Limit(d) => Error::Limit(render(&[*d], source)),
+            CodegenFailure::Unavailable(reason) => Error::Unavailable {
+                entry: name.clone(),
+                target,
+                reason,
+            },
+            CodegenFailure::Internal(e) => Error::Internal(e.to_string()),
+        })?;
     Ok(Program {
         entry: name,
         shape,
@@ -307,7 +308,9 @@ impl Program {
                     }
                     Bound::Input(data.clone())
                 }
-                (Arg::Uniform(_, u), ParamKind::Uniform(ty)) => Bound::Uniform(u.to_value(name, ty)?),
+                (Arg::Uniform(_, u), ParamKind::Uniform(ty)) => {
+                    Bound::Uniform(u.to_value(name, ty)?)
+                }
                 (arg, kind) => {
                     return Err(Error::ArgumentType {
                         name: name.to_string(),
@@ -348,12 +351,17 @@ impl Program {
     ) -> Result<(Vec<f32>, Stats), Error> {
         self.check_device(dev)?;
         let Shape::Reduction(channels) = self.shape else {
-            return Err(self.count_error(format!(
-                "`{}` is a kernel: use Program::launch",
-                self.entry
-            )));
+            return Err(
+                self.count_error(format!("`{}` is a kernel: use Program::launch", self.entry))
+            );
         };
-        launch_reduction(dev, &self.machine.elf(), &self.entry, channels, &input.to_data())
+        launch_reduction(
+            dev,
+            &self.machine.elf(),
+            &self.entry,
+            channels,
+            &input.to_data(),
+        )
     }
 
     fn count_error(&self, detail: String) -> Error {
@@ -368,7 +376,10 @@ fn kind_name(kind: &ParamKind) -> String {
     match kind {
         ParamKind::Uniform(t) => format!("a uniform of {t}"),
         ParamKind::Input(t) => format!("an input stream of {}", t.name()),
-        ParamKind::Output(t) => format!("an output of {} (outputs are returned, not given)", t.value_type()),
+        ParamKind::Output(t) => format!(
+            "an output of {} (outputs are returned, not given)",
+            t.value_type()
+        ),
         ParamKind::Scatter => "a scatter output (outputs are returned, not given)".into(),
     }
 }

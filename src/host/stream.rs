@@ -216,7 +216,9 @@ impl<T: Element> Stream<T> {
         if i >= self.width {
             return None;
         }
-        self.data.get(j.checked_mul(self.width)?.checked_add(i)?).copied()
+        self.data
+            .get(j.checked_mul(self.width)?.checked_add(i)?)
+            .copied()
     }
 
     /// Reads a `.npy` file: shape `(H, W)` for scalar streams, `(H, W, C)`

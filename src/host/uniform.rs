@@ -106,12 +106,16 @@ impl Uniform {
             (Uniform::Floats(v), Type::Array(a))
                 if a.elem == ScalarOrVector::F32 && v.len() == a.len as usize =>
             {
-                Some(UniformValue::Array(v.iter().map(|x| Value::f32(*x)).collect()))
+                Some(UniformValue::Array(
+                    v.iter().map(|x| Value::f32(*x)).collect(),
+                ))
             }
             (Uniform::Ints(v), Type::Array(a))
                 if a.elem == ScalarOrVector::I32 && v.len() == a.len as usize =>
             {
-                Some(UniformValue::Array(v.iter().map(|x| Value::I32(*x)).collect()))
+                Some(UniformValue::Array(
+                    v.iter().map(|x| Value::I32(*x)).collect(),
+                ))
             }
             (Uniform::Vectors { width, data }, Type::Array(a)) => {
                 let lanes = match a.elem {
