@@ -64,7 +64,11 @@ fn ctmc(file: &str, target: &str, kernel: Option<&str>) -> Vec<u8> {
         cmd.args(["--kernel", k]);
     }
     let status = cmd.output().unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     std::fs::read(&out).unwrap()
 }
 
@@ -78,7 +82,10 @@ fn the_macro_elf_is_ctmcs() {
     ];
     for (file, elf) in cases {
         let elf = elf.unwrap_or_else(|| panic!("{file}: no x1k ELF"));
-        assert!(ctmc(file, "x1k", None) == elf, "{file}: the ELF files differ");
+        assert!(
+            ctmc(file, "x1k", None) == elf,
+            "{file}: the ELF files differ"
+        );
     }
 }
 
@@ -87,7 +94,11 @@ fn every_target_embeds_an_elf_or_a_reason() {
     // r700: whatever the target layer gives (today: not built yet); once
     // it compiles, the ELF must equal ctmc's too.
     let r700 = [
-        ("examples/saxpy.ck", saxpy::ELF_R700, saxpy::UNAVAILABLE_R700),
+        (
+            "examples/saxpy.ck",
+            saxpy::ELF_R700,
+            saxpy::UNAVAILABLE_R700,
+        ),
         ("examples/sum.ck", sum::ELF_R700, sum::UNAVAILABLE_R700),
     ];
     for (file, elf, why) in r700 {

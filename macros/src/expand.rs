@@ -48,10 +48,12 @@ fn describe(d: &Diagnostic, source: &Source) -> String {
         text.push_str(&format!("\n  label: {}", d.label));
     }
     for (span, label) in &d.secondary {
-        text.push_str(&format!(
-            "\n  note: {label} (at `{}`)",
-            source.snippet(span.range())
-        ));
+        let at = source.snippet(span.range());
+        if at.is_empty() || at.len() > 40 || at.contains('\n') {
+            text.push_str(&format!("\n  note: {label}"));
+        } else {
+            text.push_str(&format!("\n  note: {label} (at `{at}`)"));
+        }
     }
     if let Some(help) = &d.help {
         text.push_str(&format!("\n  help: {help}"));
@@ -72,7 +74,7 @@ fn locate(d: &Diagnostic, source: &Source, suffix: &str) -> Located {
 /// One line for an unavailable entry point: `x1k: CK0060: ... (at `a % b`)`.
 fn reason(d: &Diagnostic, source: &Source) -> String {
     let at = source.snippet(d.span.range());
-    if at.is_empty() || at.len() > 60 {
+    if at.is_empty() || at.len() > 60 || at.contains('\n') {
         format!("{}: {}", d.code, d.message)
     } else {
         format!("{}: {} (at `{at}`)", d.code, d.message)

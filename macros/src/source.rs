@@ -52,7 +52,7 @@ impl Writer {
                 }
             }
             Some((line, col)) if start.0 == line && start.1 >= col => {
-                for _ in 0..(start.1 - col).clamp(1, 1000) {
+                for _ in 0..(start.1 - col).min(1000) {
                     self.text.push(' ');
                 }
             }

@@ -4,7 +4,7 @@
 //! ([`Arg`]).
 
 use super::launch::{Bound, launch_kernel, launch_reduction};
-use super::{Device, Element, Error, Stats, Stream, Uniform};
+use super::{Device, Element, Error, Role, Stats, Stream, Uniform};
 use ctm_driver::pipeline::compile_entry;
 use ctm_driver::target::{CodegenFailure, ElfEntry, MachineProgram};
 use ctm_driver::{CompileError, CompileOptions, OptLevel, Target};
@@ -234,6 +234,31 @@ impl Program {
     /// The entry point's name.
     pub fn name(&self) -> &str {
         &self.entry
+    }
+
+    /// The parameters of a kernel, in declaration order, with their kind
+    /// and type as the language writes it (a reduction: none).
+    pub fn parameters(&self) -> Vec<(String, Role, String)> {
+        let Shape::Kernel(params) = &self.shape else {
+            return Vec::new();
+        };
+        params
+            .iter()
+            .map(|p| {
+                let (role, ty) = match p.kind {
+                    ParamKind::Uniform(t) => (Role::Uniform, t.to_string()),
+                    ParamKind::Input(t) => (Role::Input, t.name().to_string()),
+                    ParamKind::Output(t) => (Role::Output, t.value_type().to_string()),
+                    ParamKind::Scatter => (Role::Scatter, "f32".to_string()),
+                };
+                (p.name.clone(), role, ty)
+            })
+            .collect()
+    }
+
+    /// Whether it is a reduction (run with [`Program::reduce`]).
+    pub fn is_reduction(&self) -> bool {
+        matches!(self.shape, Shape::Reduction(_))
     }
 
     /// The target it was compiled for.
