@@ -29,6 +29,8 @@ struct Writer {
     tokens: Vec<(Range<usize>, Span)>,
     /// Where the last token ended in the original file.
     at: Option<Pos>,
+    /// Where the last token started in the original file.
+    from: Option<Pos>,
     /// The last token was a punctuation joined to the next one.
     joint: bool,
 }
@@ -43,6 +45,9 @@ impl Writer {
         };
         match self.at {
             _ if self.joint => {}
+            // Tokens without a layout of their own (made by another
+            // macro, all at one place): keep them apart.
+            Some(_) if self.from == Some(start) => self.text.push(' '),
             Some((line, _)) if start.0 > line => {
                 for _ in 0..(start.0 - line).min(1000) {
                     self.text.push('\n');
@@ -63,6 +68,7 @@ impl Writer {
         self.text.push_str(token);
         self.tokens.push((from..self.text.len(), span));
         self.at = Some(end);
+        self.from = Some(start);
         self.joint = joint;
     }
 
@@ -168,6 +174,7 @@ pub fn reconstruct(input: TokenStream) -> Source {
         text: String::new(),
         tokens: Vec::new(),
         at: None,
+        from: None,
         joint: false,
     };
     w.stream(tokens.into_iter().skip(skip).collect());
