@@ -111,3 +111,32 @@ proptest! {
         prop_assert_eq!(s.as_slice().len(), w * h);
     }
 }
+
+// Names that are Rust keywords, a parameter called `dev`, and tokens
+// handed through `macro_rules!`.
+ctm_kernel! {
+    kernel match(dev: In<f32>, type: f32, r: Out<f32>) {
+        r = dev * type;
+    }
+}
+
+macro_rules! wrapped {
+    ($($t:tt)*) => { ctm_kernel! { $($t)* } };
+}
+
+wrapped! {
+    kernel twice(x: In<f32>, r: Out<f32>) {
+        r = 2.0 * x;
+    }
+}
+
+#[test]
+fn keyword_names_and_nested_macros() {
+    let x = Stream::from_vec(3, 1, vec![1.0f32, 2.0, 3.0]).unwrap();
+    let mut r = Stream::zeros(3, 1);
+    r#match::launch(&mut Device::x1k(), &x, 3.0, &mut r).unwrap();
+    assert_eq!(r.to_vec(), [3.0, 6.0, 9.0]);
+    assert_eq!(r#match::PARAMS[1].name, "type");
+    twice::launch(&mut Device::x1k(), &x, &mut r).unwrap();
+    assert_eq!(r.to_vec(), [2.0, 4.0, 6.0]);
+}
