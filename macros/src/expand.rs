@@ -477,3 +477,33 @@ fn module(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_keywords_become_raw_or_suffixed_identifiers() {
+        assert_eq!(ident("saxpy").to_string(), "saxpy");
+        assert_eq!(ident("type").to_string(), "r#type");
+        assert_eq!(ident("match").to_string(), "r#match");
+        assert_eq!(ident("self").to_string(), "self_");
+        assert_eq!(ident("crate").to_string(), "crate_");
+    }
+
+    #[test]
+    fn language_types_map_to_rust_types() {
+        let text = |t: Type| uniform(t).0.to_string();
+        assert_eq!(text(Type::Vec3), "[f32 ; 3]");
+        assert_eq!(text(Type::Mat4), "[f32 ; 16]");
+        assert_eq!(
+            text(Type::Array(ctm_frontend::types::ArrayType {
+                elem: ScalarOrVector::Vec4,
+                len: 8
+            })),
+            "[[f32 ; 4] ; 8]"
+        );
+        assert_eq!(stream_elem(StreamType::Unorm8x4).to_string(), ":: ctm :: Unorm8x4");
+        assert_eq!(value_elem(Type::Vec2).to_string(), "[f32 ; 2]");
+    }
+}
