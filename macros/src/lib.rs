@@ -1,10 +1,10 @@
 //! `ctm-macros`: the `ctm_kernel!` proc-macro (`docs/host-api.md`).
 //!
-//! It turns its input back into `.ck` source text ([`source`]), compiles
+//! It turns its input back into `.ck` source text (module `source`), compiles
 //! every entry point at Rust build time for every machine target through
 //! the driver's pipeline — the one `ctmc` runs, so the embedded ELF files
 //! are byte-identical to `ctmc`'s — and generates one module per entry
-//! point with a typed `launch` (or `reduce`) ([`expand`]). Errors in the
+//! point with a typed `launch` (or `reduce`) (module `expand`). Errors in the
 //! source become `compile_error!`s on the offending tokens.
 
 mod expand;
