@@ -140,3 +140,35 @@ fn keyword_names_and_nested_macros() {
     twice::launch(&mut Device::x1k(), &x, &mut r).unwrap();
     assert_eq!(r.to_vec(), [2.0, 4.0, 6.0]);
 }
+
+ctm_kernel! {
+    // Scatter output; u16 and unorm8x4 inputs.
+    kernel flip(x: In<u16>, s: Scatter<f32>) {
+        let p = index();
+        s[vec2(domain().x - 1.0 - p.x, p.y)] = x;
+    }
+
+    kernel bytes(px: In<unorm8x4>, r: Out<vec4>) {
+        r = px;
+    }
+}
+
+#[test]
+fn scatter_u16_and_unorm8x4_streams() {
+    let mut dev = Device::x1k();
+    let x = Stream::from_vec(4, 2, vec![1u16, 2, 3, 4, 500, 600, 700, 65535]).unwrap();
+    let mut s = Stream::zeros(4, 2);
+    flip::launch(&mut dev, &x, &mut s).unwrap();
+    assert_eq!(
+        s.to_vec(),
+        [4.0, 3.0, 2.0, 1.0, 65535.0, 700.0, 600.0, 500.0]
+    );
+    let px = Stream::from_vec(2, 1, vec![ctm::Unorm8x4([0, 51, 255, 102]); 2]).unwrap();
+    let mut r = Stream::zeros(2, 1);
+    bytes::launch(&mut dev, &px, &mut r).unwrap();
+    for v in r.to_vec() {
+        for (g, w) in v.iter().zip([0.0, 0.2, 1.0, 0.4]) {
+            assert!((g - w).abs() < 1e-6, "{v:?}");
+        }
+    }
+}

@@ -503,7 +503,10 @@ mod tests {
             })),
             "[[f32 ; 4] ; 8]"
         );
-        assert_eq!(stream_elem(StreamType::Unorm8x4).to_string(), ":: ctm :: Unorm8x4");
+        assert_eq!(
+            stream_elem(StreamType::Unorm8x4).to_string(),
+            ":: ctm :: Unorm8x4"
+        );
         assert_eq!(value_elem(Type::Vec2).to_string(), "[f32 ; 2]");
     }
 }
