@@ -263,6 +263,8 @@ fn faults_exit_1_with_the_address_and_the_rule() {
         "4",
         "--dump-outputs",
     ]);
-    run.expect(1).stderr_has("runtime fault").stderr_has("CF instruction 0");
+    run.expect(1)
+        .stderr_has("runtime fault")
+        .stderr_has("CF instruction 0");
     assert!(run.stdout.is_empty(), "{run:#?}");
 }

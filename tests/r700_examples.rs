@@ -140,10 +140,7 @@ fn cbrt_steps_flip_by_reciprocal_division() {
             flipped += 1;
         }
     }
-    assert!(
-        flipped > 0 && flipped <= 16,
-        "{flipped} step counts differ"
-    );
+    assert!(flipped > 0 && flipped <= 16, "{flipped} step counts differ");
     // And --check reports it as a failure (exit 1), naming `steps` only.
     let check = w.ctmc(&["cbrt.ck", "--target", "r700", "--simulate", "--check"]);
     check.expect(1).stderr_has("`steps`");

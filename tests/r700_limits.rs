@@ -184,7 +184,13 @@ fn domain_at_and_past_8192() {
     let w = Work::new();
     let file = w.file("k.ck", common::SAXPY);
     w.ctmc(&[
-        &file, "--target", "r700", "--simulate", "--check", "--domain", "8192x1",
+        &file,
+        "--target",
+        "r700",
+        "--simulate",
+        "--check",
+        "--domain",
+        "8192x1",
     ])
     .expect(0);
     for d in ["8193x1", "1x8193", "100000x1"] {
