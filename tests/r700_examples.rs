@@ -7,20 +7,20 @@
 //! - `--emit asm` equals `ctmc disasm` of the `.r700.elf` written;
 //! - `--emit stats` has exactly the nine r700 keys of spec §9.
 //!
-//! `examples/cbrt.ck` is the one example whose `--check` fails, for a
-//! reason pinned here (`cbrt_steps_flip_by_reciprocal_division`): the
-//! R700 divides as `a · RECIP_IEEE(b)` (two roundings, which spec §7
-//! allows for `/`), the reference divides in IEEE; the convergence test
-//! on the last bits then ends a few iterations one step earlier or later
-//! (`docs/sim-r700.md` §"Known differences").
+//! `examples/cbrt.ck` used to fail `--check` (4 of 65536 `steps` one step
+//! off): the R700 divided as `a · RECIP_IEEE(b)` (two roundings), the
+//! reference in IEEE, and its convergence test on the last bits flipped.
+//! Division is now correctly rounded (`backend-r700/src/codegen/isel.rs`
+//! `fdiv`); `cbrt_matches_exactly_and_division_is_correctly_rounded` is
+//! the regression test.
 
 mod common;
 
 use common::Work;
 
-/// Examples whose `--check` fails for a documented numerical reason (see
-/// the module comment); every other example must pass.
-const NUMERIC_FLIPS: &[&str] = &["cbrt"];
+/// Examples whose `--check` fails for a documented numerical reason;
+/// every other example must pass. None on the R700.
+const NUMERIC_FLIPS: &[&str] = &[];
 
 #[test]
 fn every_example_simulates_and_checks_at_every_level() {
@@ -93,56 +93,123 @@ fn asm_equals_disasm_of_the_elf_and_stats_have_the_spec_keys() {
     }
 }
 
-/// `cbrt`'s `root` (continuous) matches the reference everywhere on the
-/// default 256×256 random input; `steps` (an iteration count ended by a
-/// test on the last bits) differs in exactly the elements where
-/// `a · RECIP_IEEE(b)` and IEEE `a / b` differ in the last bit along the
-/// iteration, by one step, in very few elements (4 of 65536 at this
-/// commit). If the R700 division becomes correctly rounded, this test
-/// fails on `flipped > 0` being false: then move cbrt out of
-/// `NUMERIC_FLIPS`.
+/// Reads an `.npy` output as raw `f32` bits.
+fn bits(w: &Work, name: &str) -> Vec<u32> {
+    common::f32s(&common::read_npy(&w.path(name)))
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+/// `cbrt` on the default 256×256 random input: `--check` passes, and both
+/// outputs equal the reference bit for bit (before the fix, `steps`
+/// differed in elements 7699, 20046, 23963 and 47627). Then division
+/// itself: `x / y` and a scaled quotient on 65536 random pairs, bit for
+/// bit equal to the reference's IEEE division.
 #[test]
-fn cbrt_steps_flip_by_reciprocal_division() {
+fn cbrt_matches_exactly_and_division_is_correctly_rounded() {
     let w = Work::new();
     w.file("cbrt.ck", common::example_source("cbrt"));
-    let mut outs = Vec::new();
+    w.ctmc(&["cbrt.ck", "--target", "r700", "--simulate", "--check"])
+        .expect(0)
+        .stdout_has("check passed");
     for target in ["r700", "ref"] {
-        let root = format!("root_{target}.npy");
-        let steps = format!("steps_{target}.npy");
         w.ctmc(&[
             "cbrt.ck",
             "--target",
             target,
             "--simulate",
             "--output",
-            &format!("root={root}"),
+            &format!("root={target}_root.npy"),
             "--output",
-            &format!("steps={steps}"),
+            &format!("steps={target}_steps.npy"),
         ])
         .expect(0);
-        outs.push((
-            common::f32s(&common::read_npy(&w.path(&root))),
-            common::f32s(&common::read_npy(&w.path(&steps))),
-        ));
     }
-    let ((root, steps), (root_ref, steps_ref)) = (&outs[0], &outs[1]);
-    assert_eq!(root.len(), 256 * 256);
-    for (k, (g, r)) in root.iter().zip(root_ref).enumerate() {
-        assert!(
-            (g - r).abs() <= 1e-5 * r.abs().max(1.0),
-            "root[{k}]: {g} vs {r}"
-        );
+    assert_eq!(bits(&w, "r700_root.npy"), bits(&w, "ref_root.npy"));
+    assert_eq!(bits(&w, "r700_steps.npy"), bits(&w, "ref_steps.npy"));
+
+    w.file(
+        "d.ck",
+        "kernel d(x: In<f32>, y: In<f32>, r: Out<f32>, s: Out<f32>) {\n    \
+         r = x / y;\n    s = (x * 1000.0 - 300.0) / (y * 0.001 + 1e-3);\n}\n",
+    );
+    for target in ["r700", "ref"] {
+        w.ctmc(&[
+            "d.ck",
+            "--target",
+            target,
+            "--simulate",
+            "--output",
+            &format!("r={target}_r.npy"),
+            "--output",
+            &format!("s={target}_s.npy"),
+        ])
+        .expect(0);
     }
-    let mut flipped = 0;
-    for (k, (g, r)) in steps.iter().zip(steps_ref).enumerate() {
-        if g != r {
-            assert_eq!((g - r).abs(), 1.0, "steps[{k}]: {g} vs {r}");
-            flipped += 1;
+    assert_eq!(bits(&w, "r700_r.npy"), bits(&w, "ref_r.npy"));
+    assert_eq!(bits(&w, "r700_s.npy"), bits(&w, "ref_s.npy"));
+}
+
+/// Division by special values: IEEE results (signed zeros, infinities,
+/// NaN) and, for operands below 2^-100 or above 2^100, within spec §7.
+#[test]
+fn division_special_values() {
+    let specials: [f32; 14] = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        7.0,
+        1.2e-38,
+        3e38,
+        -3e38,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e30,
+        1e-30,
+        2.5e35,
+    ];
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for a in specials {
+        for b in specials {
+            xs.push(a);
+            ys.push(b);
         }
     }
-    assert!(flipped > 0 && flipped <= 16, "{flipped} step counts differ");
-    // And --check reports it as a failure (exit 1), naming `steps` only.
-    let check = w.ctmc(&["cbrt.ck", "--target", "r700", "--simulate", "--check"]);
-    check.expect(1).stderr_has("`steps`");
-    assert!(!check.stderr.contains("`root`"), "{check:#?}");
+    let w = Work::new();
+    let n = xs.len();
+    common::write_npy(&w.path("x.npy"), &[n], ctm::io::NpyData::F32(xs.clone()));
+    common::write_npy(&w.path("y.npy"), &[n], ctm::io::NpyData::F32(ys.clone()));
+    w.file(
+        "d.ck",
+        "kernel d(x: In<f32>, y: In<f32>, r: Out<f32>) {\n    r = x / y;\n}\n",
+    );
+    w.ctmc(&[
+        "d.ck",
+        "--target",
+        "r700",
+        "--simulate",
+        "--input",
+        "x=x.npy",
+        "--input",
+        "y=y.npy",
+        "--output",
+        "r=r.npy",
+    ])
+    .expect(0);
+    let got = common::f32s(&common::read_npy(&w.path("r.npy")));
+    for k in 0..n {
+        let want = ctm_frontend::numerics::div(xs[k], ys[k]);
+        let g = got[k];
+        let ok = if want.is_nan() {
+            g.is_nan()
+        } else if want == 0.0 || want.is_infinite() {
+            g.to_bits() == want.to_bits()
+        } else {
+            (g - want).abs() <= 2.5e-7 * want.abs()
+        };
+        assert!(ok, "{} / {}: got {g}, IEEE {want}", xs[k], ys[k]);
+    }
 }
