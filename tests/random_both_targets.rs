@@ -8,8 +8,8 @@
 //!
 //! The crates' own differential tests (`backend-*/tests/codegen_random.rs`)
 //! run the simulators with their own launch; this one goes through the
-//! driver's, on seeds of its own (from 200 000). Per run: 160 kernels per
-//! target, 320 in all (`CTM_RANDOM_KERNELS` overrides the count per
+//! driver's, on seeds of its own (from 200 000). Per run: 250 kernels per
+//! target, 500 in all (`CTM_RANDOM_KERNELS` overrides the count per
 //! target, `CTM_RANDOM_FIRST` the first seed, to run thousands locally).
 //! A kernel over a hardware limit is a diagnostic and counts apart; any
 //! other failure, and a wrong answer above all, fails the test.
@@ -21,7 +21,7 @@ use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
 use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
 
-const KERNELS: u64 = 160;
+const KERNELS: u64 = 250;
 const FIRST_SEED: u64 = 200_000;
 
 fn env(name: &str, default: u64) -> u64 {

@@ -759,6 +759,20 @@ impl<'m> Selector<'m> {
     /// correction exceeds two ulps, `q0` is kept, so the result is never
     /// worse than the estimate.
     fn fdiv(&mut self, a: Operand, b: Operand) -> Operand {
+        // For |b| ≥ 2^64 both operands are scaled by 2^-64 first (exact
+        // for powers of two): RECIP_IEEE of |b| ≥ 2^126 is a denormal,
+        // flushed to 0, which made `x / x` 0 for such x.
+        let (a, b) = match const_f32(b) {
+            Some(k) if k.abs() < 2f32.powi(64) => (a, b),
+            _ => {
+                let big = self.op2(Op2::SetgeDx10, &[b.absolute(), f(2f32.powi(64))]);
+                let s = self.op3(Op3::CndeInt, &[big, f(1.0), f(2f32.powi(-64))]);
+                (
+                    self.op2(Op2::MulIeee, &[a, s]),
+                    self.op2(Op2::MulIeee, &[b, s]),
+                )
+            }
+        };
         let r = self.op2(Op2::RecipIeee, &[b]);
         let q0 = self.op2(Op2::MulIeee, &[a, r]);
         let (qh, ql) = self.split(q0);
