@@ -126,7 +126,7 @@ fn image_outputs_are_written_as_png() {
     .unwrap();
     assert_eq!(png, ctm::io::encode_png(&stream).unwrap());
     // The field is not flat, so the image spans black to white.
-    let (grey, _) = ctm::io::png::pixels(&stream).unwrap();
+    let (_, grey) = ctm::io::png::pixels(&stream).unwrap();
     assert_eq!(grey.len(), values.len());
     assert!(grey.contains(&0) && grey.contains(&255));
     // vec4 streams (ripple) and unorm8x4-derived ones (grayscale's
