@@ -77,7 +77,7 @@ struct Machine<'m, 'a> {
     args: &'a KernelArgs,
     params: Vec<ParamInfo>,
     limit: u64,
-    mad: MadRounding,
+    numerics: Numerics,
 }
 
 /// How [`run_with_mad`] evaluates `Op::Mad`.
@@ -92,6 +92,44 @@ pub enum MadRounding {
     /// a discontinuity that the fused MAD tips over from a miscompile
     /// (issue 13).
     Fused,
+}
+
+/// The arithmetic of a target's machine code where it may differ from the
+/// language's (spec §7), for [`run_with_numerics`]: the model `--check`
+/// compares a machine's outputs with (`docs/cli.md`, "--check").
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Numerics {
+    /// How `Op::Mad` rounds.
+    pub mad: MadRounding,
+    /// How `Op::Dot` rounds: `Twice` rounds each product and each sum (the
+    /// language), `Fused` sums the exact products and rounds once (the
+    /// X1K's DP3/DP4, `docs/sim-x1k.md` §2.2).
+    pub dot: MadRounding,
+    /// Float division as `a * rcp(b)`, each rounded (both targets divide
+    /// with a hardware reciprocal, `docs/cli.md` "--check"; the
+    /// simulators' reciprocals are correctly rounded, `docs/sim-x1k.md`
+    /// §2.3), instead of one correctly rounded quotient.
+    pub div_by_rcp: bool,
+}
+
+impl Numerics {
+    /// The X1K's: MAD and DP round once, division by `RCP` and `MUL`.
+    pub const X1K: Numerics = Numerics {
+        mad: MadRounding::Fused,
+        dot: MadRounding::Fused,
+        div_by_rcp: true,
+    };
+}
+
+/// `a[0] · b[0] + ...` with exact products and one rounding (flushing
+/// denormal inputs and the result).
+fn dot_fused(a: &[f32], b: &[f32]) -> f32 {
+    let sum: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(n::ftz(*x)) * f64::from(n::ftz(*y)))
+        .fold(0.0, |acc, t| acc + t);
+    n::ftz(sum as f32)
 }
 
 /// Per-element state.
@@ -122,6 +160,23 @@ pub fn run_with_mad(
     options: &RunOptions,
     mad: MadRounding,
 ) -> Result<KernelRun, RuntimeError> {
+    let numerics = Numerics {
+        mad,
+        ..Numerics::default()
+    };
+    run_with_numerics(m, args, options, numerics)
+}
+
+/// [`run`] with the arithmetic `numerics` describes.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_numerics(
+    m: &Module,
+    args: &KernelArgs,
+    options: &RunOptions,
+    numerics: Numerics,
+) -> Result<KernelRun, RuntimeError> {
     if args.params.len() != m.params.len() {
         return Err(RuntimeError::BadArguments(format!(
             "{} arguments for {} parameters",
@@ -138,7 +193,7 @@ pub fn run_with_mad(
         args,
         params: m.params.iter().map(|p| p.info).collect(),
         limit: options.max_steps_per_element,
-        mad,
+        numerics,
     };
     let (width, height) = args.domain;
     let outputs: Vec<(usize, usize)> = m
@@ -353,10 +408,18 @@ impl Machine<'_, '_> {
             Op::Index => Value::floats(&[e.i as f32, e.j as f32]),
             Op::Domain => Value::floats(&[self.args.domain.0 as f32, self.args.domain.1 as f32]),
             Op::Unary(u) => unary(*u, &a[0]),
+            Op::Binary(BinOp::FDiv) if self.numerics.div_by_rcp => {
+                lanes2(&a[0], &a[1], |x, y| n::mul(x, n::rcp(y)))
+            }
             Op::Binary(b) => binary(*b, &a[0], &a[1]),
-            Op::Mad if self.mad == MadRounding::Fused => lanes3(&a[0], &a[1], &a[2], |x, y, z| {
-                n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
-            }),
+            Op::Dot if self.numerics.dot == MadRounding::Fused => {
+                Value::f32(dot_fused(a[0].lanes(), a[1].lanes()))
+            }
+            Op::Mad if self.numerics.mad == MadRounding::Fused => {
+                lanes3(&a[0], &a[1], &a[2], |x, y, z| {
+                    n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
+                })
+            }
             Op::Mad => lanes3(&a[0], &a[1], &a[2], n::mad),
             Op::Dot => Value::f32(n::dot(a[0].lanes(), a[1].lanes())),
             Op::Compare(c) => {
@@ -508,7 +571,7 @@ pub fn fold(op: &Op, inputs: &[Value]) -> Option<Value> {
                 params: Vec::new(),
                 limit: 0,
                 // Folding keeps the language's numerics.
-                mad: MadRounding::Twice,
+                numerics: Numerics::default(),
             };
             let e = Element {
                 i: 0,
@@ -520,5 +583,42 @@ pub fn fold(op: &Op, inputs: &[Value]) -> Option<Value> {
             Some(m.simple(op, inputs, &e))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod numerics_tests {
+    use super::*;
+
+    #[test]
+    fn a_fused_dot_rounds_once() {
+        let x = 1.0 + 2f32.powi(-12);
+        // x·x = 1 + 2^-11 + 2^-24: the product rounds the 2^-24 away,
+        // the exact sum keeps it.
+        let (a, b) = ([x, 1.0], [x, -1.0]);
+        assert_eq!(n::dot(&a, &b), 2f32.powi(-11));
+        assert_eq!(dot_fused(&a, &b), 2f32.powi(-11) + 2f32.powi(-24));
+        // Denormal inputs flush, as everywhere.
+        assert_eq!(dot_fused(&[1e-40, 2.0], &[1.0, 3.0]), 6.0);
+    }
+
+    #[test]
+    fn the_x1k_numerics_differ_from_the_language_in_all_three() {
+        let d = Numerics::default();
+        assert_eq!(
+            (d.mad, d.dot, d.div_by_rcp),
+            (MadRounding::Twice, MadRounding::Twice, false)
+        );
+        let x = Numerics::X1K;
+        assert_eq!(
+            (x.mad, x.dot, x.div_by_rcp),
+            (MadRounding::Fused, MadRounding::Fused, true)
+        );
+        // Some quotient differs from its reciprocal product.
+        let differs = (1..1000).any(|k| {
+            let (a, b) = (k as f32 * 0.37, 7.0 + k as f32 * 0.11);
+            n::mul(a, n::rcp(b)) != n::div(a, b)
+        });
+        assert!(differs);
     }
 }

@@ -18,7 +18,15 @@ pub fn diagnostics(console: &Console, diags: &[Diagnostic], file_name: &str, sou
     if diags.is_empty() {
         return;
     }
-    console.err_text(&diag::render(diags, file_name, source, console.color()));
+    // Each diagnostic once (issue 12: a warning was printed twice), even
+    // where the front end's sort left equal ones apart.
+    let mut once: Vec<Diagnostic> = Vec::with_capacity(diags.len());
+    for d in diags {
+        if !once.contains(d) {
+            once.push(d.clone());
+        }
+    }
+    console.err_text(&diag::render(&once, file_name, source, console.color()));
 }
 
 /// A diagnostic that has no place in the source (the entry-point choice):
@@ -91,6 +99,19 @@ pub fn check(console: &mut Console, report: &CheckReport) {
             "check passed: {outputs} output(s) match the reference within tolerance {:e}",
             report.tolerance
         ));
+        for o in report
+            .outputs
+            .iter()
+            .filter(|o| o.arithmetic_differences > 0)
+        {
+            console.out_line(&format!(
+                "  `{}`: {} of {} values differ from the reference only by the target's \
+                 arithmetic (fused multiply-adds, reciprocal division): the optimised IR \
+                 matches the reference, and the machine matches that IR run with the \
+                 target's arithmetic (docs/cli.md, --check)",
+                o.name, o.arithmetic_differences, o.values_compared
+            ));
+        }
         return;
     }
     let mut text = String::new();

@@ -5,17 +5,20 @@
 //!   [`write_npy`]);
 //! - [`stream`]: arrays to streams by the shape and dtype rules, and back;
 //! - [`source`]: the `SRC` of `--input NAME=SRC` and the generated streams;
-//! - [`uniform`]: the `VALUE` of `--uniform NAME=VALUE`.
+//! - [`uniform`]: the `VALUE` of `--uniform NAME=VALUE`;
+//! - [`png`]: image outputs as PNG (`--output NAME=PATH.png`).
 //!
 //! This module's functions add the file system: every failure is an
 //! [`IoError`] naming the path, which the command line reports with exit
 //! code 2. Nothing here panics on any file or text.
 
 pub mod npy;
+pub mod png;
 pub mod source;
 pub mod stream;
 pub mod uniform;
 
+pub use self::png::{PngError, encode_png, write_png_file};
 pub use npy::{NpyArray, NpyData, NpyDtype, NpyFormatError, parse_npy, write_npy};
 pub use source::{InputSource, SourceError, parse_input_source};
 pub use stream::{StreamError, array_to_stream, lanes_to_array, stream_to_array};
