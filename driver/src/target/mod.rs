@@ -143,6 +143,30 @@ pub struct Launch<'a> {
     pub values: HashMap<String, LaunchValue<'a>>,
 }
 
+impl<'a> Launch<'a> {
+    /// The value bound to uniform `name`.
+    ///
+    /// # Errors
+    /// [`LaunchError::Unfit`] when `name` has no uniform value.
+    pub fn uniform(&self, name: &str) -> Result<&'a UniformValue, LaunchError> {
+        match self.values.get(name) {
+            Some(LaunchValue::Uniform(u)) => Ok(u),
+            _ => Err(LaunchError::Unfit(format!("no value for uniform `{name}`"))),
+        }
+    }
+
+    /// The stream bound to input `name`.
+    ///
+    /// # Errors
+    /// [`LaunchError::Unfit`] when `name` has no stream.
+    pub fn stream(&self, name: &str) -> Result<&'a StreamData, LaunchError> {
+        match self.values.get(name) {
+            Some(LaunchValue::Stream(s)) => Ok(s),
+            _ => Err(LaunchError::Unfit(format!("no stream for input `{name}`"))),
+        }
+    }
+}
+
 /// The initial value of a register in a bare run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RegInit {

@@ -7,9 +7,7 @@
 
 use super::R700Program;
 use super::profile::{self, TraceBuilder};
-use crate::target::{
-    InternalError, Launch, LaunchError, LaunchValue, MachineProgram, Measured, Session,
-};
+use crate::target::{InternalError, Launch, LaunchError, MachineProgram, Measured, Session};
 use ctm_backend_r700::Executable;
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
@@ -100,15 +98,7 @@ pub fn sim_launch(exe: &Executable, launch: &Launch<'_>) -> Result<SimLaunch, La
         }
     };
     for u in &b.uniforms {
-        let value = match launch.values.get(&u.param) {
-            Some(LaunchValue::Uniform(v)) => *v,
-            _ => {
-                return Err(LaunchError::Unfit(format!(
-                    "no value for uniform `{}`",
-                    u.param
-                )));
-            }
-        };
+        let value = launch.uniform(&u.param)?;
         let base = u.element as usize;
         match value {
             UniformValue::Value(v) => put(base, lanes_of(v))?,
@@ -135,15 +125,7 @@ pub fn sim_launch(exe: &Executable, launch: &Launch<'_>) -> Result<SimLaunch, La
         )?;
     }
     for input in &b.inputs {
-        let data = match launch.values.get(&input.param) {
-            Some(LaunchValue::Stream(s)) => *s,
-            _ => {
-                return Err(LaunchError::Unfit(format!(
-                    "no stream for input `{}`",
-                    input.param
-                )));
-            }
-        };
+        let data = launch.stream(&input.param)?;
         if data.width > MAX_SIDE || data.height > MAX_SIDE {
             return Err(LaunchError::Unfit(format!(
                 "input `{}` is {}x{}, larger than the r700's {MAX_SIDE}x{MAX_SIDE} textures",
