@@ -7,7 +7,7 @@ use ctm_ir::analysis::affine::{self, Affine};
 use ctm_ir::analysis::for_loop::{self, Bound};
 use ctm_ir::analysis::{deps, effects, origin};
 use ctm_ir::graph::{Module, NodeId, Value};
-use ctm_ir::op::{BinOp, Op};
+use ctm_ir::op::{BinOp, CmpOp, Op};
 use ctm_ir::{lower, verify};
 
 fn lowered(src: &str) -> Module {
@@ -47,27 +47,38 @@ const LOOP: &str = "kernel k(n: i32, s: f32, x: In<f32>, r: Out<f32>) { let mut 
 #[test]
 fn origin_sees_through_branch_and_loop_arguments() {
     let m = lowered(LOOP);
-    let mul = one(&m, |o| *o == Op::Binary(BinOp::FMul));
-    let uniform_s = one(&m, |o| matches!(o, Op::Uniform(p) if p.index() == 1));
-    let ins = m.inputs(mul);
-    // The multiply sits in the loop body; its operands enter as arguments.
-    assert!(
-        ins.iter()
-            .all(|v| matches!(m.node(v.node).op, Op::Argument(_)))
-    );
-    let origins: Vec<Value> = ins.iter().map(|&v| origin::origin(&m, v)).collect();
-    assert!(
-        origins.contains(&Value {
-            node: uniform_s,
-            port: 0
-        }),
-        "{origins:?}"
-    );
+    // The counter test `i + 1 < n` in the loop body reads `n` as an
+    // argument of the theta, itself under the `for`'s guard gamma.
+    let uniform_n = one(&m, |o| matches!(o, Op::Uniform(p) if p.index() == 0));
+    let test = find(&m, |o| *o == Op::Compare(CmpOp::Lt))
+        .into_iter()
+        .find(|n| n.region != m.root)
+        .expect("a counter test in the body");
+    let end = m.inputs(test)[1];
+    assert!(matches!(m.node(end.node).op, Op::Argument(_)));
+    let n = Value {
+        node: uniform_n,
+        port: 0,
+    };
+    assert_eq!(origin::origin(&m, end), n);
     // Inside its own region an argument stands for itself.
-    assert_eq!(origin::local_origin(&m, ins[0]), ins[0]);
+    assert_eq!(origin::local_origin(&m, end), end);
+    // Past the gamma and the theta: their outputs for `n` are `n` itself.
+    let gamma = one(&m, |o| matches!(o, Op::Gamma(_)));
+    let port = (0..m.node(gamma).outputs.len())
+        .find(|&k| m.inputs(gamma)[k + 1] == n)
+        .expect("n enters the gamma");
+    assert_eq!(origin::local_origin(&m, m.output(gamma, port)), n);
     // A value that is not an argument is its own origin.
+    let mul = one(&m, |o| *o == Op::Binary(BinOp::FMul));
     let out = Value { node: mul, port: 0 };
     assert_eq!(origin::origin(&m, out), out);
+    // A loop-carried value is not seen through: `a`'s output stays.
+    let theta = one(&m, |o| matches!(o, Op::Theta(_)));
+    let outs: Vec<Value> = (0..m.node(theta).outputs.len())
+        .map(|k| m.output(theta, k))
+        .collect();
+    assert!(outs.iter().any(|&v| origin::local_origin(&m, v) == v));
 }
 
 #[test]
@@ -220,4 +231,43 @@ fn affine_sums_cancel_terms() {
     let a = affine::affine(&m, m.inputs(read)[0]).expect("affine");
     assert!(a.terms.is_empty());
     assert_eq!(a.c, 5);
+}
+
+/// `a` at counter value `k` for every term.
+fn eval(a: &Affine, k: i64) -> i64 {
+    a.c + a.terms.iter().map(|(_, s)| s * k).sum::<i64>()
+}
+
+proptest::proptest! {
+    /// Sums and scalings agree with the arithmetic they stand for, keep no
+    /// zero term, and refuse exactly the results past the magnitude bound.
+    #[test]
+    fn affine_arithmetic_is_exact_or_refused(
+        k1 in -(1i64 << 25)..(1 << 25),
+        c1 in -(1i64 << 25)..(1 << 25),
+        k2 in -(1i64 << 25)..(1 << 25),
+        c2 in -(1i64 << 25)..(1 << 25),
+        s in -70_000i64..70_000,
+        at in -100i64..100,
+    ) {
+        let m = lowered(LOOP);
+        let theta = one(&m, |o| matches!(o, Op::Theta(_)));
+        let mk = |k: i64, c: i64| Affine {
+            terms: if k == 0 { Default::default() } else { smallvec::smallvec![(theta, k)] },
+            c,
+        };
+        let (a, b) = (mk(k1, c1), mk(k2, c2));
+        let fits = |v: i64| v.abs() < affine::MAG;
+        match a.clone().plus(b.clone()) {
+            Some(sum) => {
+                proptest::prop_assert_eq!(eval(&sum, at), eval(&a, at) + eval(&b, at));
+                proptest::prop_assert!(sum.terms.iter().all(|(_, k)| *k != 0));
+            }
+            None => proptest::prop_assert!(!fits(k1 + k2) || !fits(c1 + c2)),
+        }
+        match a.clone().scaled(s) {
+            Some(p) => proptest::prop_assert_eq!(eval(&p, at), eval(&a, at) * s),
+            None => proptest::prop_assert!(!fits(k1 * s) || !fits(c1 * s)),
+        }
+    }
 }
