@@ -88,10 +88,25 @@ pub enum MadRounding {
     #[default]
     Twice,
     /// One rounding (`f32::mul_add`), as the X1K's MAD does (it does not
-    /// round the product): the differential and `--check` use it to tell
+    /// round the product), and one rounding per dot product, as its
+    /// DP2A/DP3/DP4 do: the differential and `--check` use it to tell
     /// a discontinuity that the fused MAD tips over from a miscompile
     /// (issue 13).
     Fused,
+}
+
+/// A dot product with one rounding, as the X1K's DP2A/DP3/DP4 compute it
+/// (ctm-guide-x1k.txt, "X1K FP": dot products are "fused operations"; the
+/// simulator sums the exact products, `sim/src/x1k/dpp/fp.rs` `dot_sum`).
+/// The products of two `f32`s are exact in `f64`, so only the final sum
+/// rounds (issue 13: seeds 1003244 and 1006073 were this, not miscompiles).
+fn fused_dot(a: &[f32], b: &[f32]) -> f32 {
+    let sum: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(n::ftz(*x)) * f64::from(n::ftz(*y)))
+        .sum();
+    n::ftz(sum as f32)
 }
 
 /// Per-element state.
@@ -358,6 +373,9 @@ impl Machine<'_, '_> {
                 n::ftz(n::ftz(x).mul_add(n::ftz(y), n::ftz(z)))
             }),
             Op::Mad => lanes3(&a[0], &a[1], &a[2], n::mad),
+            Op::Dot if self.mad == MadRounding::Fused => {
+                Value::f32(fused_dot(a[0].lanes(), a[1].lanes()))
+            }
             Op::Dot => Value::f32(n::dot(a[0].lanes(), a[1].lanes())),
             Op::Compare(c) => {
                 let op = match c {
