@@ -286,3 +286,24 @@ fn seed_101953_is_a_fused_mad_discontinuity_not_a_miscompile() {
         "seed 101953 at -O2: {v:?}"
     );
 }
+
+/// Issue 13's three "x1k differs" seeds (once in `fuzz/known-differences/`,
+/// now in `fuzz/regressions/differential/`): the X1K's dot products
+/// (DP2A/DP3/DP4) round once, like its MAD (ctm-guide-x1k.txt, "X1K FP":
+/// dot products are "fused operations"), and a discontinuous operation
+/// downstream (`sign`, `fract`, `ceil` feeding `discard`) turned that into
+/// a large difference. Before the IR interpreter's fused mode rounded dot
+/// products once they were reported as miscompiles at every level.
+#[test]
+fn issue_13_seeds_are_fused_dot_discontinuities_not_miscompiles() {
+    for seed in [1_003_244u64, 1_006_073, 1_009_251] {
+        let g = generate(seed, &GenOptions::new(Target::X1k, NumericsMode::Robust));
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            let v = judge(&g, level);
+            assert!(
+                matches!(v, Verdict::FusedMad(_)),
+                "seed {seed} at {level:?}: {v:?}"
+            );
+        }
+    }
+}

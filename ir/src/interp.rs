@@ -88,7 +88,8 @@ pub enum MadRounding {
     #[default]
     Twice,
     /// One rounding (`f32::mul_add`), as the X1K's MAD does (it does not
-    /// round the product): the differential and `--check` use it to tell
+    /// round the product), and one rounding per dot product, as its
+    /// DP2A/DP3/DP4 do: the differential and `--check` use it to tell
     /// a discontinuity that the fused MAD tips over from a miscompile
     /// (issue 13).
     Fused,
@@ -160,8 +161,11 @@ pub fn run_with_mad(
     options: &RunOptions,
     mad: MadRounding,
 ) -> Result<KernelRun, RuntimeError> {
+    // A target whose MAD rounds once rounds its dot products once too
+    // (the X1K's DP2A/DP3/DP4, ctm-guide-x1k "X1K FP": fused operations).
     let numerics = Numerics {
         mad,
+        dot: mad,
         ..Numerics::default()
     };
     run_with_numerics(m, args, options, numerics)
