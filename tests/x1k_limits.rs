@@ -93,6 +93,7 @@ fn uniform_loop_bound_past_255_is_refused_at_launch() {
     for n in ["n=256", "n=100000"] {
         w.ctmc(&[&file, "--simulate", "--uniform", n, "--domain", "2x2"])
             .expect(2)
+            .stderr_has("a loop of `k`")
             .stderr_has("0..255");
     }
 }
@@ -220,4 +221,83 @@ fn loop_nesting_at_and_past_the_limit() {
     w.ctmc(&[&file, "--emit", "asm", "-O0"])
         .expect(1)
         .stderr_has("error[CK0073]");
+}
+
+/// `n` vec4 gathers, all live until one final sum.
+fn live_registers(n: usize) -> String {
+    let mut s = String::from("kernel k(x: In<vec4>, r: Out<vec4>) {\n");
+    for i in 0..n {
+        s.push_str(&format!("    let g{i} = x[index() + vec2({i}.0, 0.0)];\n"));
+    }
+    let sum: Vec<String> = (0..n).map(|i| format!("g{i} * {i}.5")).collect();
+    s.push_str(&format!("    r = {};\n}}\n", sum.join(" + ")));
+    s
+}
+
+#[test]
+fn temporary_registers_past_the_limit() {
+    checks(&live_registers(100), &[]);
+    refused(&live_registers(140), "CK0071", "128");
+    refused(&live_registers(400), "CK0071", "128");
+}
+
+/// `n` bool uniforms, each deciding an `if`.
+fn bool_uniforms(n: usize) -> String {
+    let params: Vec<String> = (0..n).map(|i| format!("b{i}: bool")).collect();
+    let body: Vec<String> = (0..n)
+        .map(|i| format!("if b{i} {{ a = a + {i}.0; }}"))
+        .collect();
+    format!(
+        "kernel k({}, x: In<f32>, r: Out<f32>) {{ let mut a = x; {} r = a; }}\n",
+        params.join(", "),
+        body.join(" ")
+    )
+}
+
+#[test]
+fn bool_constants_at_and_past_the_limit() {
+    checks(&bool_uniforms(32), &[]);
+    refused(&bool_uniforms(33), "CK0066", "32");
+    refused(&bool_uniforms(100), "CK0066", "32");
+}
+
+/// `n` loops in sequence with distinct trip counts (one integer constant
+/// each at -O0).
+fn sequential_loops(n: usize) -> String {
+    let body: Vec<String> = (0..n)
+        .map(|i| format!("for i{i} in 0..{} {{ a = a + x; }}", i + 2))
+        .collect();
+    format!(
+        "kernel k(x: In<f32>, r: Out<f32>) {{ let mut a = x; {} r = a; }}\n",
+        body.join(" ")
+    )
+}
+
+#[test]
+fn integer_constants_at_and_past_the_limit() {
+    checks(&sequential_loops(32), &["-O0"]);
+    let w = Work::new();
+    for n in [33, 100] {
+        let file = w.file("k.ck", sequential_loops(n));
+        w.ctmc(&[&file, "--emit", "asm", "-O0"])
+            .expect(1)
+            .stderr_has("error[CK0065]")
+            .stderr_has("`k`")
+            .stderr_has("32");
+    }
+}
+
+#[test]
+fn uniform_array_length_at_and_past_the_limit() {
+    let array = |n: usize| {
+        format!("kernel k(a: [f32; {n}], x: In<f32>, r: Out<f32>) {{ r = x + a[1]; }}\n")
+    };
+    checks(&array(256), &[]);
+    for n in [257, 100_000] {
+        let w = Work::new();
+        let file = w.file("k.ck", array(n));
+        w.ctmc(&[&file, "--emit", "asm"])
+            .expect(1)
+            .stderr_has("error[CK0041]");
+    }
 }

@@ -31,8 +31,10 @@
 //! the optimisations and [`passes::optimize`] the pipeline; [`verify`] the
 //! verifier; [`interp`] the IR interpreter; [`print`] the text and
 //! Graphviz printers; [`cost`] the if-conversion cost model that targets
-//! implement; [`fasthash`] the hasher of the compiler's internal maps.
+//! implement; [`analysis`] the target-neutral analyses that code
+//! generators build on; [`fasthash`] the hasher of the compiler's internal maps.
 
+pub mod analysis;
 pub mod cost;
 pub mod edit;
 pub mod fasthash;

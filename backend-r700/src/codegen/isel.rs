@@ -12,8 +12,9 @@
 //!   R700 and the simulator implements; the manual says radians in
 //!   [−π, π] (L6900-6902, L3339-3341) — recorded as a disagreement in
 //!   `docs/backend-r700.md`;
-//! - division is `a · RECIP_IEEE(b)`, `pow` and friends were expanded by
-//!   the IR's lowering; integer multiply is `MULLO_INT` (Trans only,
+//! - division is `a · RECIP_IEEE(b)` refined to the correctly rounded
+//!   quotient (`fdiv`), `pow` and friends were expanded by the IR's
+//!   lowering; integer multiply is `MULLO_INT` (Trans only,
 //!   Table 4.6); `f32 as i32` is `FLT_TO_INT` with explicit saturation and
 //!   NaN → 0 (the hardware keeps low-order bits, digest §3 FLT_TO_INT);
 //! - uniforms are read from the constant file (ABI §3.1), arrays indexed
@@ -704,10 +705,7 @@ impl<'m> Selector<'m> {
             FAdd => return Ok(self.op2(Op2::Add, &[x, y])),
             FSub => return Ok(self.op2(Op2::Add, &[x, y.negated()])),
             FMul => return Ok(self.op2(Op2::MulIeee, &[x, y])),
-            FDiv => {
-                let r = self.op2(Op2::RecipIeee, &[y]);
-                return Ok(self.op2(Op2::MulIeee, &[x, r]));
-            }
+            FDiv => return Ok(self.fdiv(x, y)),
             FMin => return Ok(self.op2(Op2::MinDx10, &[x, y])),
             FMax => return Ok(self.op2(Op2::MaxDx10, &[x, y])),
             FStep => return Ok(self.op2(Op2::Setge, &[y, x])),
@@ -744,6 +742,86 @@ impl<'m> Selector<'m> {
             }
             _ => Ok(self.divide(b == IRem, x, y)),
         }
+    }
+
+    /// Float `a / b`, correctly rounded like the reference's IEEE
+    /// division (spec §7; `docs/backend-r700.md` §"Division"). The
+    /// estimate `q0 = a · RECIP_IEEE(b)` rounds twice (up to about 1.5
+    /// ulp), which flips convergence tests on the last bits
+    /// (`examples/cbrt.ck`). The R700 has no f32 FMA (MULADD rounds the
+    /// product, manual §9 MULADD_IEEE; digest §5.6), so the residual
+    /// `a − q0·b` is made exact with Dekker's two-product (operands split
+    /// in halves of 12 bits by [`Self::split`], whose products are exact
+    /// in f32), then `q = q0 + (a − q0·b) · r`. Where the operands are
+    /// special (0, ∞, NaN) the refinement is NaN and `q0` (already the
+    /// IEEE answer for those) is kept; where partial products underflow
+    /// (flushed denormals: `a`, `b` or `q0` below 2^-100) or the
+    /// correction exceeds two ulps, `q0` is kept, so the result is never
+    /// worse than the estimate.
+    fn fdiv(&mut self, a: Operand, b: Operand) -> Operand {
+        // For |b| ≥ 2^64 both operands are scaled by 2^-64 first (exact
+        // for powers of two): RECIP_IEEE of |b| ≥ 2^126 is a denormal,
+        // flushed to 0, which made `x / x` 0 for such x.
+        let (a, b) = match const_f32(b) {
+            Some(k) if k.abs() < 2f32.powi(64) => (a, b),
+            _ => {
+                let big = self.op2(Op2::SetgeDx10, &[b.absolute(), f(2f32.powi(64))]);
+                let s = self.op3(Op3::CndeInt, &[big, f(1.0), f(2f32.powi(-64))]);
+                (
+                    self.op2(Op2::MulIeee, &[a, s]),
+                    self.op2(Op2::MulIeee, &[b, s]),
+                )
+            }
+        };
+        let r = self.op2(Op2::RecipIeee, &[b]);
+        let q0 = self.op2(Op2::MulIeee, &[a, r]);
+        let (qh, ql) = self.split(q0);
+        let (bh, bl) = self.split(b);
+        let p = self.op2(Op2::MulIeee, &[q0, b]);
+        // err = q0·b − p exactly: each partial product is exact and each
+        // sum exact by Dekker's argument.
+        let e = self.op3(Op3::MuladdIeee, &[qh, bh, p.negated()]);
+        let e = self.op3(Op3::MuladdIeee, &[qh, bl, e]);
+        let e = self.op3(Op3::MuladdIeee, &[ql, bh, e]);
+        let e = self.op3(Op3::MuladdIeee, &[ql, bl, e]);
+        // a − p is exact (Sterbenz: p is within a factor 2 of a).
+        let d = self.op2(Op2::Add, &[a, p.negated()]);
+        let res = self.op2(Op2::Add, &[d, e.negated()]);
+        let q = self.op3(Op3::MuladdIeee, &[res, r, q0]);
+        // An exact q0 (residual 0) is kept as it is, so the sign of a
+        // zero quotient survives (q0 + 0 would be +0).
+        let q = self.op3(Op3::Cnde, &[res, q0, q]);
+        // A true correction is at most about one ulp of q0. A larger one
+        // (partial products of tiny operands flushed to zero) or a NaN
+        // (0, ∞, NaN operands) is dropped and q0 kept: |q − q0| must be
+        // ≤ |q0| · 2^-22 (two ulps).
+        let diff = self.op2(Op2::Add, &[q, q0.negated()]);
+        let bound = self.op2(Op2::MulIeee, &[q0.absolute(), f(1.0 / 4_194_304.0)]);
+        let ok = self.op2(Op2::SetgeDx10, &[bound, diff.absolute()]);
+        // Below 2^-100 the halves, the difference and the bound flush to
+        // zero and the test above says nothing: keep q0 there.
+        let m = self.op2(Op2::MinDx10, &[a.absolute(), b.absolute()]);
+        let m = self.op2(Op2::MinDx10, &[m, q0.absolute()]);
+        let normal = self.op2(Op2::SetgeDx10, &[m, f(2f32.powi(-100))]);
+        let ok = self.op2(Op2::AndInt, &[ok, normal]);
+        self.op3(Op3::CndeInt, &[ok, q0, q])
+    }
+
+    /// Splits `v` into a high part of 12 significant bits (sign,
+    /// exponent and the top 11 stored mantissa bits: `v & 0xFFFFF000`)
+    /// and the exact remainder `lo = v − hi` (at most 12 bits), so the
+    /// four partial products of two split values are exact in f32. A
+    /// mask rather than Veltkamp's `4097·v` cannot overflow.
+    fn split(&mut self, v: Operand) -> (Operand, Operand) {
+        if let Some(k) = const_f32(v) {
+            // A constant divisor splits at compile time, the same way.
+            let hi = f32::from_bits(k.to_bits() & 0xFFFF_F000);
+            return (f(hi), f(k - hi));
+        }
+        let v = self.plain(v);
+        let hi = self.op2(Op2::AndInt, &[v, int(-4096)]);
+        let lo = self.op2(Op2::Add, &[v, hi.negated()]);
+        (hi, lo)
     }
 
     /// Signed `x / y` or `x % y` (by zero: 0; spec §6): an unsigned

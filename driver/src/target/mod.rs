@@ -143,6 +143,87 @@ pub struct Launch<'a> {
     pub values: HashMap<String, LaunchValue<'a>>,
 }
 
+impl<'a> Launch<'a> {
+    /// The value bound to uniform `name`.
+    ///
+    /// # Errors
+    /// [`LaunchError::Unfit`] when `name` has no uniform value.
+    pub fn uniform(&self, name: &str) -> Result<&'a UniformValue, LaunchError> {
+        match self.values.get(name) {
+            Some(LaunchValue::Uniform(u)) => Ok(u),
+            _ => Err(LaunchError::Unfit(format!("no value for uniform `{name}`"))),
+        }
+    }
+
+    /// The stream bound to input `name`.
+    ///
+    /// # Errors
+    /// [`LaunchError::Unfit`] when `name` has no stream.
+    pub fn stream(&self, name: &str) -> Result<&'a StreamData, LaunchError> {
+        match self.values.get(name) {
+            Some(LaunchValue::Stream(s)) => Ok(s),
+            _ => Err(LaunchError::Unfit(format!("no stream for input `{name}`"))),
+        }
+    }
+}
+
+/// `program` as the concrete program type `P` of `target`'s session.
+///
+/// # Errors
+/// [`InternalError::Driver`] when `program` is another target's (a bug).
+pub(crate) fn program_of<P: 'static>(
+    program: &dyn MachineProgram,
+    target: Target,
+) -> Result<&P, LaunchError> {
+    program.as_any().downcast_ref::<P>().ok_or_else(|| {
+        InternalError::Driver(format!(
+            "a {} program launched on the {target}",
+            program.target()
+        ))
+        .into()
+    })
+}
+
+/// The trace label of a session's launch of `kernel` after `earlier`
+/// launches: the kernel's name, then `NAME (launch N)`.
+pub(crate) fn launch_label(kernel: &str, earlier: usize) -> String {
+    if earlier == 0 {
+        kernel.to_string()
+    } else {
+        format!("{kernel} (launch {})", earlier + 1)
+    }
+}
+
+/// The trace track of a session's launches (kernels, reduction passes);
+/// each target's other tracks follow it.
+pub const LAUNCH_TRACK: u32 = 1;
+
+/// The trace event of one launch named `name`: `cycles` long from the
+/// `offset` cycles of the session's earlier launches, on [`LAUNCH_TRACK`].
+pub(crate) fn launch_event(
+    name: &str,
+    offset: u64,
+    cycles: u64,
+    args: Map<String, Value>,
+) -> TraceEvent {
+    TraceEvent {
+        name: name.to_string(),
+        category: "launch".into(),
+        track: LAUNCH_TRACK,
+        start_us: offset as f64,
+        duration_us: cycles as f64,
+        args,
+    }
+}
+
+/// The named [`LAUNCH_TRACK`].
+pub(crate) fn launch_track() -> TraceTrack {
+    TraceTrack {
+        id: LAUNCH_TRACK,
+        name: "launches".into(),
+    }
+}
+
 /// The initial value of a register in a bare run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RegInit {

@@ -27,17 +27,16 @@
 //!   constants, else the whole array. Clamping to the array is free.
 //!
 //! Any other index (data-dependent) is CK0070, as the language contract
-//! says.
+//! says. The affine analysis itself is `ctm_ir::analysis::affine`; this
+//! module holds the X1K choices on top of it.
 
 use super::flow::loop_conjuncts;
 use crate::abi::IntSource;
 use ctm_frontend::tast::ParamKind;
-use ctm_frontend::value::Value as Constant;
+use ctm_ir::analysis::affine::{Affine, affine, counter_derived};
 use ctm_ir::fasthash::FastMap as HashMap;
-use ctm_ir::graph::{Module, NodeId, RegionId, Value};
-use ctm_ir::op::{BinOp, Op, UnOp};
-use ctm_ir::types::Ty;
-use smallvec::SmallVec;
+use ctm_ir::graph::{Module, NodeId, RegionId};
+use ctm_ir::op::Op;
 
 /// How a uniform-array read is addressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,113 +82,6 @@ impl ArrayPlan {
     }
 }
 
-/// `Σ coeff · counter + c`.
-#[derive(Clone, Debug, PartialEq)]
-struct Affine {
-    terms: SmallVec<[(NodeId, i64); 2]>,
-    c: i64,
-}
-
-/// Bound on the magnitude of affine coefficients and constants (indices
-/// are exact in f32 below 2^24).
-const MAG: i64 = 1 << 24;
-
-impl Affine {
-    fn constant(c: i64) -> Affine {
-        Affine {
-            terms: SmallVec::new(),
-            c,
-        }
-    }
-
-    fn scaled(mut self, s: i64) -> Option<Affine> {
-        for (_, k) in &mut self.terms {
-            *k = k.checked_mul(s).filter(|v| v.abs() < MAG)?;
-        }
-        self.c = self.c.checked_mul(s).filter(|v| v.abs() < MAG)?;
-        self.terms.retain(|(_, k)| *k != 0);
-        Some(self)
-    }
-
-    fn plus(mut self, other: Affine) -> Option<Affine> {
-        for (t, k) in other.terms {
-            match self.terms.iter_mut().find(|(u, _)| *u == t) {
-                Some((_, j)) => *j = j.checked_add(k).filter(|v| v.abs() < MAG)?,
-                None => self.terms.push((t, k)),
-            }
-        }
-        self.c = self.c.checked_add(other.c).filter(|v| v.abs() < MAG)?;
-        self.terms.retain(|(_, k)| *k != 0);
-        Some(self)
-    }
-}
-
-/// The `for` loop whose counter `v` (after [`super::loops::origin`]) is.
-fn counter_of(m: &Module, v: Value) -> Option<NodeId> {
-    let Op::Argument(i) = m.node(v.node).op else {
-        return None;
-    };
-    let owner = m.region(v.node.region).owner?;
-    match m.node(owner).op {
-        Op::Theta(t) if t.info.counter == Some(i) => Some(owner),
-        _ => None,
-    }
-}
-
-/// `v` as an affine function of loop counters.
-fn affine(m: &Module, v: Value, depth: u32) -> Option<Affine> {
-    if depth > 32 {
-        return None;
-    }
-    let v = super::loops::origin(m, v);
-    if let Some(t) = counter_of(m, v) {
-        return Some(Affine {
-            terms: smallvec::smallvec![(t, 1)],
-            c: 0,
-        });
-    }
-    let ins = m.inputs(v.node);
-    match m.node(v.node).op {
-        Op::Const(Constant::I32(c)) => Some(Affine::constant(i64::from(c))),
-        Op::Unary(UnOp::INeg) => affine(m, ins[0], depth + 1)?.scaled(-1),
-        Op::Binary(BinOp::IAdd) => {
-            affine(m, ins[0], depth + 1)?.plus(affine(m, ins[1], depth + 1)?)
-        }
-        Op::Binary(BinOp::ISub) => {
-            affine(m, ins[0], depth + 1)?.plus(affine(m, ins[1], depth + 1)?.scaled(-1)?)
-        }
-        Op::Binary(BinOp::IMul) => {
-            let (a, b) = (affine(m, ins[0], depth + 1)?, affine(m, ins[1], depth + 1)?);
-            match (a.terms.is_empty(), b.terms.is_empty()) {
-                (true, _) => b.scaled(a.c),
-                (_, true) => a.scaled(b.c),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Whether `v` is computed from integer constants and `for` counters by
-/// integer operations only.
-fn counter_derived(m: &Module, v: Value, depth: u32) -> bool {
-    if depth > 32 {
-        return false;
-    }
-    let v = super::loops::origin(m, v);
-    if counter_of(m, v).is_some() {
-        return true;
-    }
-    match m.node(v.node).op {
-        Op::Const(Constant::I32(_)) => true,
-        Op::Unary(UnOp::INeg | UnOp::IAbs) | Op::Binary(_) if m.ty(v) == Ty::I32 => m
-            .inputs(v.node)
-            .iter()
-            .all(|&i| m.ty(i) == Ty::I32 && counter_derived(m, i, depth + 1)),
-        _ => false,
-    }
-}
-
 /// The constant `(start, end)` of a `for` loop, if both are known.
 fn const_bounds(m: &Module, theta: NodeId) -> Option<(i64, i64)> {
     let Op::Theta(t) = m.node(theta).op else {
@@ -201,17 +93,10 @@ fn const_bounds(m: &Module, theta: NodeId) -> Option<(i64, i64)> {
     }
 }
 
-/// The values `a` takes (`None`: unknown).
+/// The values `a` takes (`None`: unknown), over the loops counted in
+/// hardware.
 fn range(m: &Module, a: &Affine) -> Option<(i64, i64)> {
-    let (mut lo, mut hi) = (a.c, a.c);
-    for &(t, k) in &a.terms {
-        let (s, e) = const_bounds(m, t)?;
-        let (first, last) = (s, (e - 1).max(s));
-        let (x, y) = (k * first, k * last);
-        lo += x.min(y);
-        hi += x.max(y);
-    }
-    Some((lo, hi))
+    a.range(&|t| const_bounds(m, t))
 }
 
 /// A uniform-array read of the plan.
@@ -235,7 +120,7 @@ pub fn plan(m: &Module, base: &[Option<u8>]) -> ArrayPlan {
             };
             let index = m.inputs(n)[0];
             let origin = super::loops::origin(m, index);
-            if matches!(m.node(origin.node).op, Op::Const(_)) || !counter_derived(m, index, 0) {
+            if matches!(m.node(origin.node).op, Op::Const(_)) || !counter_derived(m, index) {
                 continue;
             }
             let len = match m.params[p.index()].kind {
@@ -252,7 +137,7 @@ pub fn plan(m: &Module, base: &[Option<u8>]) -> ArrayPlan {
                 node: n,
                 base: i64::from(b),
                 len,
-                affine: affine(m, index, 0),
+                affine: affine(m, index),
             });
         }
     }

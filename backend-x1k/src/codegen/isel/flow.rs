@@ -21,9 +21,10 @@ use crate::codegen::CodegenError;
 use crate::codegen::mir::{LoopCount, Node, Operand, RegClass, Src, Unit, VReg};
 use ctm_frontend::Code;
 use ctm_frontend::value::Value as Constant;
+use ctm_ir::analysis::for_loop;
 use ctm_ir::fasthash::FastSet as HashSet;
 use ctm_ir::graph::{Module, NodeId, Value};
-use ctm_ir::op::{BinOp, CmpOp, Gamma, Op, Theta, UnOp};
+use ctm_ir::op::{BinOp, Gamma, Op, Theta, UnOp};
 use ctm_ir::types::Ty;
 
 impl Selector<'_> {
@@ -538,13 +539,12 @@ pub(super) fn loop_conjuncts(
     t: &Theta,
 ) -> (Vec<Value>, Option<(IntSource, IntSource)>) {
     let body = t.body;
-    let mut all = Vec::new();
-    split_and(m, m.result(body, 0), &mut all);
+    let all = for_loop::conjuncts(m, m.result(body, 0));
     let inputs = m.inputs(theta);
     let mut counter = None;
     let mut kept = Vec::new();
     for c in all {
-        match counter_test(m, body, c, t) {
+        match for_loop::counter_test(m, t, c) {
             Some(end_arg) if counter.is_none() => {
                 let start = t
                     .info
@@ -568,33 +568,6 @@ pub(super) fn loop_conjuncts(
         }
     }
     (kept, counter)
-}
-
-fn split_and(m: &Module, v: Value, out: &mut Vec<Value>) {
-    if let Op::Binary(BinOp::BAnd) = m.node(v.node).op {
-        for i in m.inputs(v.node) {
-            split_and(m, i, out);
-        }
-    } else {
-        out.push(v);
-    }
-}
-
-/// `arg_k + 1 < end` with `k` the counter: the `end` operand.
-fn counter_test(m: &Module, body: ctm_ir::RegionId, c: Value, t: &Theta) -> Option<Value> {
-    let k = t.info.counter? as usize;
-    if m.node(c.node).op != Op::Compare(CmpOp::Lt) {
-        return None;
-    }
-    let ins = m.inputs(c.node);
-    let next = ins[0];
-    if m.node(next.node).op != Op::Binary(BinOp::IAdd) {
-        return None;
-    }
-    let add = m.inputs(next.node);
-    let is_one = |v: Value| matches!(m.node(v.node).op, Op::Const(Constant::I32(1)));
-    let is_k = |v: Value| v == m.argument(body, k);
-    ((is_k(add[0]) && is_one(add[1])) || (is_k(add[1]) && is_one(add[0]))).then_some(ins[1])
 }
 
 /// The nodes whose values the program needs: root results, scatters, and

@@ -8,9 +8,10 @@
 use super::R700Program;
 use super::profile::{self, TraceBuilder};
 use crate::target::{
-    InternalError, Launch, LaunchError, LaunchValue, MachineProgram, Measured, Session,
+    InternalError, Launch, LaunchError, MachineProgram, Measured, Session, launch_label, program_of,
 };
 use ctm_backend_r700::Executable;
+use ctm_frontend::Target;
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
 use ctm_sim::r700::{Config, ExportKind, Launch as SimLaunch, Machine, TexFormat, Texture};
@@ -100,15 +101,7 @@ pub fn sim_launch(exe: &Executable, launch: &Launch<'_>) -> Result<SimLaunch, La
         }
     };
     for u in &b.uniforms {
-        let value = match launch.values.get(&u.param) {
-            Some(LaunchValue::Uniform(v)) => *v,
-            _ => {
-                return Err(LaunchError::Unfit(format!(
-                    "no value for uniform `{}`",
-                    u.param
-                )));
-            }
-        };
+        let value = launch.uniform(&u.param)?;
         let base = u.element as usize;
         match value {
             UniformValue::Value(v) => put(base, lanes_of(v))?,
@@ -135,15 +128,7 @@ pub fn sim_launch(exe: &Executable, launch: &Launch<'_>) -> Result<SimLaunch, La
         )?;
     }
     for input in &b.inputs {
-        let data = match launch.values.get(&input.param) {
-            Some(LaunchValue::Stream(s)) => *s,
-            _ => {
-                return Err(LaunchError::Unfit(format!(
-                    "no stream for input `{}`",
-                    input.param
-                )));
-            }
-        };
+        let data = launch.stream(&input.param)?;
         if data.width > MAX_SIDE || data.height > MAX_SIDE {
             return Err(LaunchError::Unfit(format!(
                 "input `{}` is {}x{}, larger than the r700's {MAX_SIDE}x{MAX_SIDE} textures",
@@ -233,13 +218,7 @@ impl Session for R700Session {
         program: &dyn MachineProgram,
         launch: &Launch<'_>,
     ) -> Result<Vec<(String, StreamData)>, LaunchError> {
-        let Some(program) = program.as_any().downcast_ref::<R700Program>() else {
-            return Err(InternalError::Driver(format!(
-                "a {} program launched on the r700",
-                program.target()
-            ))
-            .into());
-        };
+        let program: &R700Program = program_of(program, Target::R700)?;
         let exe = program.executable();
         let sim = sim_launch(exe, launch)?;
         let result = Machine::new(self.config.clone()).run(&sim);
@@ -249,15 +228,7 @@ impl Session for R700Session {
                 exe.bindings.kernel
             )));
         }
-        let label = if self.launches.is_empty() {
-            exe.bindings.kernel.clone()
-        } else {
-            format!(
-                "{} (launch {})",
-                exe.bindings.kernel,
-                self.launches.len() + 1
-            )
-        };
+        let label = launch_label(&exe.bindings.kernel, self.launches.len());
         self.trace
             .launch(&label, result.stats.cycles, result.trace.as_ref());
         let outputs = outputs(exe, &result, launch.domain);

@@ -123,8 +123,8 @@ pub fn stats(entry: &str, launches: &[ctm_sim::r700::Stats], passes: Option<u32>
     s
 }
 
-/// The track of the launches (kernels, reduction passes).
-pub const LAUNCH_TRACK: u32 = 1;
+pub use crate::target::LAUNCH_TRACK;
+use crate::target::{launch_event, launch_track};
 
 /// Builds the trace of consecutive launches: one event per launch on
 /// [`LAUNCH_TRACK`] and the simulator's clause and export events on one
@@ -140,14 +140,8 @@ impl TraceBuilder {
     /// Adds a launch named `name` of `cycles` with the simulator's Chrome
     /// trace `chrome` (if it recorded one).
     pub fn launch(&mut self, name: &str, cycles: u64, chrome: Option<&Value>) {
-        self.events.push(TraceEvent {
-            name: name.to_string(),
-            category: "launch".into(),
-            track: LAUNCH_TRACK,
-            start_us: self.offset as f64,
-            duration_us: cycles as f64,
-            args: Map::new(),
-        });
+        self.events
+            .push(launch_event(name, self.offset, cycles, Map::new()));
         let events = chrome
             .and_then(|c| c.get("traceEvents"))
             .and_then(Value::as_array);
@@ -179,10 +173,7 @@ impl TraceBuilder {
 
     /// The named tracks and the events.
     pub fn finish(self) -> (Vec<TraceTrack>, Vec<TraceEvent>) {
-        let mut tracks = vec![TraceTrack {
-            id: LAUNCH_TRACK,
-            name: "launches".into(),
-        }];
+        let mut tracks = vec![launch_track()];
         tracks.extend((0..self.simds).map(|s| TraceTrack {
             id: LAUNCH_TRACK + 1 + s,
             name: format!("SIMD {s}"),

@@ -6,7 +6,7 @@
 //! counters) with the device's host helpers, submits it, and reads the
 //! outputs back. `--simulate` always goes through this path.
 
-use crate::target::{InternalError, Launch, LaunchError, LaunchValue};
+use crate::target::{InternalError, Launch, LaunchError};
 use ctm_backend_x1k::Program;
 use ctm_backend_x1k::abi::{Bindings, IntSource};
 use ctm_frontend::Target;
@@ -86,17 +86,10 @@ fn constant_of(v: &Value) -> [f32; 4] {
     }
 }
 
-fn uniform<'a>(launch: &Launch<'a>, name: &str) -> Result<&'a UniformValue, LaunchError> {
-    match launch.values.get(name) {
-        Some(LaunchValue::Uniform(u)) => Ok(u),
-        _ => Err(LaunchError::Unfit(format!("no value for uniform `{name}`"))),
-    }
-}
-
 fn int_source(launch: &Launch<'_>, s: &IntSource) -> Result<i64, LaunchError> {
     Ok(match s {
         IntSource::Const(c) => *c as i64,
-        IntSource::Uniform(name) => match uniform(launch, name)? {
+        IntSource::Uniform(name) => match launch.uniform(name)? {
             UniformValue::Value(Value::I32(v)) => *v as i64,
             _ => {
                 return Err(LaunchError::Unfit(format!(
@@ -124,7 +117,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
     };
     for u in &b.uniforms {
         let base = u.float_constant as usize;
-        match uniform(launch, &u.param)? {
+        match launch.uniform(&u.param)? {
             UniformValue::Value(v) => set(base, constant_of(v)),
             UniformValue::Mat4(m) => {
                 for c in 0..4 {
@@ -143,7 +136,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
     }
     let mut bools: Vec<bool> = Vec::new();
     for u in &b.bool_uniforms {
-        let value = match uniform(launch, &u.param)? {
+        let value = match launch.uniform(&u.param)? {
             UniformValue::Value(Value::Bool(v)) => *v,
             _ => {
                 return Err(LaunchError::Unfit(format!(
@@ -182,8 +175,8 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
             || !(-128..=127).contains(&ic.step)
         {
             return Err(LaunchError::Unfit(format!(
-                "a loop needs count {count}, start {init} and step {}; the X1K loop counter holds 0..255 (docs/abi-x1k.md §3)",
-                ic.step
+                "a loop of `{}` needs count {count}, start {init} and step {}; the X1K loop counter holds 0..255 (docs/abi-x1k.md §3)",
+                b.kernel, ic.step
             )));
         }
         let word = count as u32 | u32::from(init as u8) << 8 | u32::from(ic.step as i8 as u8) << 16;
@@ -243,15 +236,7 @@ pub fn launch(
         .domain(domain)
         .perf_counters(PerfCounterMode::Enabled);
     for input in &b.inputs {
-        let data = match launch.values.get(&input.param) {
-            Some(LaunchValue::Stream(s)) => *s,
-            _ => {
-                return Err(LaunchError::Unfit(format!(
-                    "no stream for input `{}`",
-                    input.param
-                )));
-            }
-        };
+        let data = launch.stream(&input.param)?;
         // A texture is at most 4096 texels on a side, as the domain
         // (`Domain::sized`, docs/cli.md "x1k runs"): a larger stream, such as a reduction's
         // input, cannot run on the target (issue 13).

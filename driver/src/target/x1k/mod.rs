@@ -14,7 +14,7 @@ use crate::simulate::SimulateOptions;
 use crate::target::entry::{Interface, entry_of};
 use crate::target::{
     CodegenFailure, ElfEntry, InternalError, Launch, LaunchError, MachineProgram, MachineTarget,
-    Measured, RawError, RawOutcome, RawRun, Session,
+    Measured, RawError, RawOutcome, RawRun, Session, launch_label, program_of,
 };
 use ctm_backend_x1k::abi::{Bindings, IntSource};
 use ctm_backend_x1k::codegen::{self, CodegenError, cost::X1kCost};
@@ -260,25 +260,11 @@ impl Session for X1kSession {
         program: &dyn MachineProgram,
         launch: &Launch<'_>,
     ) -> Result<Vec<(String, StreamData)>, LaunchError> {
-        let Some(program) = program.as_any().downcast_ref::<X1kProgram>() else {
-            return Err(InternalError::Driver(format!(
-                "a {} program launched on the x1k",
-                program.target()
-            ))
-            .into());
-        };
+        let program: &X1kProgram = program_of(program, Target::X1k)?;
         let program = program.program();
         let image = launch::program_image(program)?;
         let run = launch::launch(program, image, launch, &self.options)?;
-        let label = if self.launches.is_empty() {
-            program.bindings.kernel.clone()
-        } else {
-            format!(
-                "{} (launch {})",
-                program.bindings.kernel,
-                self.launches.len() + 1
-            )
-        };
+        let label = launch_label(&program.bindings.kernel, self.launches.len());
         self.trace.launch(
             &label,
             run.record.stats.cycles,

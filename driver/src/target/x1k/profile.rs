@@ -167,8 +167,8 @@ pub fn stats(entry: &str, launches: &[LaunchStats], passes: Option<u32>) -> Stat
     s
 }
 
-/// The track of the launches (kernels, reduction passes).
-pub const LAUNCH_TRACK: u32 = 1;
+pub use crate::target::LAUNCH_TRACK;
+use crate::target::{launch_event, launch_track};
 
 /// Builds the trace of consecutive launches: one event per launch on
 /// [`LAUNCH_TRACK`], and one event per batch, from its first to its last
@@ -206,14 +206,7 @@ impl TraceBuilder {
         args.insert("elements".into(), json!(elements));
         args.insert("batches".into(), json!(batches.len()));
         args.insert("cycles".into(), json!(cycles));
-        self.events.push(TraceEvent {
-            name: name.to_string(),
-            category: "launch".into(),
-            track: LAUNCH_TRACK,
-            start_us: offset as f64,
-            duration_us: cycles as f64,
-            args,
-        });
+        self.events.push(launch_event(name, offset, cycles, args));
         let mut order: Vec<&BatchTiming> = batches.iter().collect();
         order.sort_by_key(|b| (b.start_cycle, b.batch));
         for b in order {
@@ -257,10 +250,7 @@ impl TraceBuilder {
 
     /// The named tracks and the events.
     pub fn finish(self) -> (Vec<TraceTrack>, Vec<TraceEvent>) {
-        let mut tracks = vec![TraceTrack {
-            id: LAUNCH_TRACK,
-            name: "launches".into(),
-        }];
+        let mut tracks = vec![launch_track()];
         for (d, lanes) in self.lanes.iter().enumerate() {
             for lane in 0..lanes.len() {
                 let name = if lane == 0 {

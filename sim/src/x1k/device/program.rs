@@ -50,9 +50,10 @@ impl ProgramInfo {
         self.instr_cnt.saturating_sub(1) << 16
     }
 
-    /// The 28 words of the note's descriptor (the backend's layout,
-    /// [`ProgInfo::to_words`]).
-    pub fn to_words(&self) -> [u32; PROGINFO_WORDS] {
+    /// The backend's untyped [`ProgInfo`] of these registers, whose
+    /// [`ProgInfo::check`] is the one consistency check of the layout
+    /// (`US_CODE_ADDR` start ≤ end < `INSTR_CNT` among others).
+    pub fn raw(&self) -> ProgInfo {
         ProgInfo {
             fg_depth_src: self.fg_depth_src.encode(),
             us_config: self.us_config.encode(),
@@ -62,7 +63,12 @@ impl ProgramInfo {
             us_code_range: self.us_code_range(),
             instr_cnt: self.instr_cnt,
         }
-        .to_words()
+    }
+
+    /// The 28 words of the note's descriptor (the backend's layout,
+    /// [`ProgInfo::to_words`]).
+    pub fn to_words(&self) -> [u32; PROGINFO_WORDS] {
+        self.raw().to_words()
     }
 
     /// Decode and check the 28 descriptor words ([`ProgInfo::from_words`]
@@ -94,23 +100,6 @@ impl ProgramInfo {
             us_code_addr: reg(raw.us_code_addr, w::US_CODE_ADDR)?,
             instr_cnt: raw.instr_cnt,
         })
-    }
-
-    /// `start ≤ end < INSTR_CNT` for `US_CODE_ADDR`.
-    ///
-    /// # Errors
-    /// [`ProgInfoError::CodeAddr`].
-    pub fn check_code_addr(&self) -> Result<(), ProgInfoError> {
-        let start = self.us_code_addr.start.get();
-        let end = self.us_code_addr.end.get();
-        if start > end || end >= self.instr_cnt {
-            return Err(ProgInfoError::CodeAddr {
-                start,
-                end,
-                instr_cnt: self.instr_cnt,
-            });
-        }
-        Ok(())
     }
 
     /// The interface's [`Program`] for decoded instructions.

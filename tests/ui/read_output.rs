@@ -1,0 +1,10 @@
+use ctm::ctm_kernel;
+
+ctm_kernel! {
+    kernel k(x: In<f32>, r: Out<f32>) {
+        r = x;
+        r = r * 2.0;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use ctm::ctm_kernel;
+
+ctm_kernel! {
+    kernel k(x: In<f32>, r: Out<f32>) {
+        r = x + y;
+    }
+}
+
+fn main() {}
