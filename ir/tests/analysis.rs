@@ -1,31 +1,16 @@
 //! The target-neutral analyses of `ctm_ir::analysis`, each on small
 //! lowered kernels whose answer is known by construction.
 
-use ctm_frontend::types::Target;
-use ctm_frontend::{CheckOptions, compile};
+mod common;
+
 use ctm_ir::analysis::affine::{self, Affine};
 use ctm_ir::analysis::for_loop::{self, Bound};
 use ctm_ir::analysis::{deps, effects, origin};
 use ctm_ir::graph::{Module, NodeId, Value};
 use ctm_ir::op::{BinOp, CmpOp, Op};
-use ctm_ir::{lower, verify};
 
 fn lowered(src: &str) -> Module {
-    let c = compile(
-        src,
-        &CheckOptions {
-            target: Target::Ref,
-        },
-    );
-    let program = c.program.unwrap_or_else(|| {
-        panic!(
-            "{}",
-            ctm_frontend::diag::render(&c.diagnostics, "t.ck", src, false)
-        )
-    });
-    let m = lower::lower_kernel(&program, &program.kernels[0]);
-    verify::check(&m, "lowering").expect("lowered IR verifies");
-    m
+    common::lowered(src).1
 }
 
 /// Every node (in every region) whose op satisfies `pred`.

@@ -4,32 +4,12 @@
 
 mod common;
 
-use common::{assert_same, random_args};
+use common::{assert_same, lowered, random_args};
 use ctm_frontend::interp::{RunOptions, run_kernel};
-use ctm_frontend::types::Target;
-use ctm_frontend::{CheckOptions, compile};
 use ctm_ir::graph::Module;
 use ctm_ir::op::{BinOp, Op};
 use ctm_ir::passes::{self, OptLevel, Options, VerifyEach};
-use ctm_ir::{lower, verify};
-
-fn lowered(src: &str) -> (ctm_frontend::tast::Program, Module) {
-    let c = compile(
-        src,
-        &CheckOptions {
-            target: Target::Ref,
-        },
-    );
-    let program = c.program.unwrap_or_else(|| {
-        panic!(
-            "{}",
-            ctm_frontend::diag::render(&c.diagnostics, "t.ck", src, false)
-        )
-    });
-    let m = lower::lower_kernel(&program, &program.kernels[0]);
-    verify::check(&m, "lowering").expect("lowered IR verifies");
-    (program, m)
-}
+use ctm_ir::verify;
 
 /// Counts nodes (in every region) satisfying `pred`.
 fn count(m: &Module, pred: impl Fn(&Op) -> bool) -> usize {

@@ -8,6 +8,8 @@ use ctm_frontend::tast::{Kernel, ParamKind, Program};
 use ctm_frontend::types::{StreamType, Target, Type};
 use ctm_frontend::value::Value;
 use ctm_frontend::{CheckOptions, compile};
+use ctm_ir::graph::Module;
+use ctm_ir::{lower, verify};
 use std::path::{Path, PathBuf};
 
 /// The `.ck` files of `examples/`.
@@ -152,4 +154,24 @@ pub fn assert_same(got: &KernelRun, want: &KernelRun, what: &str, m: &ctm_ir::Mo
             }
         }
     }
+}
+
+/// Checks and lowers the first kernel of `src` for the reference target,
+/// verifying the lowered IR; panics with the diagnostics on errors.
+pub fn lowered(src: &str) -> (ctm_frontend::tast::Program, Module) {
+    let c = compile(
+        src,
+        &CheckOptions {
+            target: Target::Ref,
+        },
+    );
+    let program = c.program.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            ctm_frontend::diag::render(&c.diagnostics, "t.ck", src, false)
+        )
+    });
+    let m = lower::lower_kernel(&program, &program.kernels[0]);
+    verify::check(&m, "lowering").expect("lowered IR verifies");
+    (program, m)
 }
