@@ -234,8 +234,7 @@ fn fused_mad_flips_discontinuous_outputs() {
 /// `--check` accepts the outputs of `fused_mad_flips_discontinuous_outputs`
 /// by the chain of `docs/cli.md` ("--check"): the optimised IR with the
 /// language's numerics matches the reference, the machine matches it with
-/// the target's (x1k: MAD and DP round once; both: division by a
-/// reciprocal). It says so per output, and only for the discontinuous
+/// the target's (x1k: MAD and DP round once, division by a reciprocal). It says so per output, and only for the discontinuous
 /// ones.
 #[test]
 fn fused_mad_differences_pass_the_check_by_the_chain() {
@@ -250,26 +249,13 @@ fn fused_mad_differences_pass_the_check_by_the_chain() {
     w.ctmc(&[&example("grayscale"), "--simulate", "--check"])
         .expect(0)
         .stdout_has("`gray`: 1 of 65536 values differ");
-    // The r700 rounds its MAD twice, but divides with RECIP_IEEE: cbrt's
-    // step count still flips in a few elements; grayscale matches directly.
-    w.ctmc(&[
-        &example("cbrt"),
-        "--target",
-        "r700",
-        "--simulate",
-        "--check",
-    ])
-    .expect(0)
-    .stdout_has("`steps`: ");
-    let run = w.ctmc(&[
-        &example("grayscale"),
-        "--target",
-        "r700",
-        "--simulate",
-        "--check",
-    ]);
-    run.expect(0).stdout_has("check passed");
-    assert!(!run.stdout.contains(explained), "{run:#?}");
+    // The r700 rounds its MAD twice and divides correctly rounded: both
+    // match the reference directly.
+    for name in ["cbrt", "grayscale"] {
+        let run = w.ctmc(&[&example(name), "--target", "r700", "--simulate", "--check"]);
+        run.expect(0).stdout_has("check passed");
+        assert!(!run.stdout.contains(explained), "{name}: {run:#?}");
+    }
 }
 
 /// `--simulate` launches through the CTM device (`src/x1k/launch.rs`): a

@@ -567,20 +567,16 @@ pub fn check_against_reference(
 }
 
 /// The arithmetic of `target`'s machine code where it may differ from the
-/// language's (`ctm_ir::interp::Numerics`): both machine targets divide
-/// by multiplying with a reciprocal (x1k `RCP`, r700 `RECIP_IEEE`;
-/// `docs/cli.md`, "--check"); the x1k's MAD and DP round once
-/// ([`MachineTarget::fused_mad`], `docs/sim-x1k.md` §2.2).
+/// language's (`ctm_ir::interp::Numerics`): the x1k's MAD and DP round
+/// once and it divides by multiplying with `RCP` ([`MachineTarget::fused_mad`],
+/// `docs/sim-x1k.md` §2.2, `docs/cli.md` "--check"); the r700 rounds its
+/// MAD twice and divides correctly rounded (`docs/backend-r700.md`
+/// "Division"), the language's numerics.
 pub fn target_numerics(target: &dyn MachineTarget) -> ctm_ir::interp::Numerics {
-    use ctm_ir::interp::{MadRounding, Numerics};
     if target.fused_mad() {
-        Numerics::X1K
+        ctm_ir::interp::Numerics::X1K
     } else {
-        Numerics {
-            mad: MadRounding::Twice,
-            dot: MadRounding::Twice,
-            div_by_rcp: true,
-        }
+        ctm_ir::interp::Numerics::default()
     }
 }
 

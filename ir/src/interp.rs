@@ -106,10 +106,10 @@ pub struct Numerics {
     /// language), `Fused` sums the exact products and rounds once (the
     /// X1K's DP3/DP4, `docs/sim-x1k.md` §2.2).
     pub dot: MadRounding,
-    /// Float division as `a * rcp(b)`, each rounded (both targets divide
-    /// with a hardware reciprocal, `docs/cli.md` "--check"; the
-    /// simulators' reciprocals are correctly rounded, `docs/sim-x1k.md`
-    /// §2.3), instead of one correctly rounded quotient.
+    /// Float division as `a * rcp(b)`, each rounded (the X1K divides with
+    /// `RCP` and `MUL`, `docs/cli.md` "--check"; its simulated reciprocal
+    /// is correctly rounded, `docs/sim-x1k.md` §2.3), instead of one
+    /// correctly rounded quotient.
     pub div_by_rcp: bool,
 }
 
