@@ -515,3 +515,33 @@ fn too_long_programs_are_ck0072() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Seed 2002300 (issue 13): `saturate(i as f32)` set the clamp bit on the
+/// `ADD` computing `i` itself (`i2f` is free and shares its operand's
+/// register), so `i`'s other uses — here a loop counter and its exit
+/// test — saw the clamped value. The clamp may only go on a producer
+/// whose value, through every free alias, has no other use.
+#[test]
+fn saturate_of_an_aliased_integer_keeps_the_integer() {
+    let xs = [-3.0, -0.5, 0.0, 0.5, 1.5, 2.0, 3.0, 7.0];
+    for src in [
+        "kernel k(x: In<f32>, r: Out<f32>) {
+            let i = (x as i32) + 1;
+            r = saturate(i as f32) * 8.0 + ((i + 4) as f32);
+        }",
+        "kernel k(x: In<f32>, r: Out<f32>) {
+            let mut w = 0;
+            let mut s = 0.0;
+            while w < 3i32 && saturate(w as f32) > x * 0.1 - 1.0 {
+                w += 1;
+                s += (w + 4) as f32;
+            }
+            r = s + (w as f32) * 100.0;
+        }",
+    ] {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+            check_source_at(src, &xs, |_| (0.25, 0.75), level)
+                .unwrap_or_else(|e| panic!("{level:?} {src}: {e}"));
+        }
+    }
+}

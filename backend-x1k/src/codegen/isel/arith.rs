@@ -186,10 +186,35 @@ impl Selector<'_> {
         self.alu(AluKind::Cmp, w, &[r, neg, a])
     }
 
-    /// `saturate(x)`: the clamp bit of `x`'s producer when `x` has no other
-    /// use, else `MAX(x, x)` with clamp (CTM §3.3.5).
+    /// Whether `v` is the only use of the register holding it: `v` has one
+    /// use, and so has every value it merely aliases through a free
+    /// operation (`i2f`, `b2i`, a swizzle or splat, which may share their
+    /// operand's register). Seed 2002300 (issue 13): `saturate(i2f(i))`
+    /// set the clamp bit on `i`'s own `ADD`, clamping the loop counter.
+    fn sole_use(&self, mut v: Value) -> bool {
+        use ctm_ir::op::Op;
+        for _ in 0..16 {
+            if self.use_count(v) != 1 {
+                return false;
+            }
+            match &self.m.node(v.node).op {
+                Op::Unary(UnOp::I2F | UnOp::B2I) | Op::Swizzle(_) | Op::Splat(_) => {
+                    match self.m.inputs(v.node).first() {
+                        Some(&i) => v = i,
+                        None => return false,
+                    }
+                }
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// `saturate(x)`: the clamp bit of `x`'s producer when `x` (and any
+    /// value it aliases) has no other use, else `MAX(x, x)` with clamp
+    /// (CTM §3.3.5).
     fn saturate(&mut self, a: Val, input: Value, w: u8) -> Result<Val, CodegenError> {
-        if self.use_count(input) == 1
+        if self.sole_use(input)
             && let Val::View {
                 src: Src::Reg(v),
                 lanes,
