@@ -395,7 +395,10 @@ fn simulate_and_report(
         ));
     }
     let data = bind_inputs(entry, &plan.inputs).map_err(|e| usage(console, e))?;
-    let options = SimulateOptions::default();
+    let mut options = SimulateOptions::default();
+    // The R700 records its per-SIMD trace only when it is asked for (it
+    // costs about a fifth of a run).
+    options.models.r700.trace = cli.sim.trace.is_some();
     let run = simulate(compilation, &data, &options).map_err(|e| match e {
         SimulateError::Compile(mut d) => {
             d.span = name_span(source, d.span, compilation.entry().name());

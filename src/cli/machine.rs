@@ -409,7 +409,8 @@ fn run_elf(
     check_output_names(entry.entry(), outputs.iter().map(|(n, _)| n.as_str()))
         .map_err(|e| usage(console, e))?;
     let data = bind_inputs(entry.entry(), &inputs).map_err(|e| usage(console, e))?;
-    let options = SimulateOptions::default();
+    let mut options = SimulateOptions::default();
+    options.models.r700.trace = cli.sim.trace.is_some();
     let run = match (&entry, &data) {
         (ElfEntry::Kernel(k), RunData::Kernel(args)) => {
             run_kernel(target, program.as_ref(), &k.params, args, &options)

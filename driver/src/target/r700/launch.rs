@@ -201,9 +201,10 @@ pub struct R700Session {
 }
 
 impl R700Session {
-    /// A session of a machine configured by `config`.
-    pub fn new(mut config: Config) -> R700Session {
-        config.trace = true;
+    /// A session of a machine configured by `config` (its per-SIMD
+    /// trace events only when `config.trace` asks for them; the launch
+    /// events are always there).
+    pub fn new(config: Config) -> R700Session {
         R700Session {
             config,
             launches: Vec::new(),
