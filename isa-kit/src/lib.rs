@@ -17,6 +17,8 @@
 //!   only hold what their field encodes ([`mod@bounded`]).
 //! * [`rules!`] — the hardware-rule enumeration of a validator: `ALL`,
 //!   the manual section of each rule, its kebab-case name ([`rule`]).
+//! * [`note`] — the byte layout of the ELF note records both chips'
+//!   images carry (`"ATI DPP"`, `"ATI CAL"`, `"ctm"`).
 //!
 //! The crate knows nothing about either chip and depends on no other ctm
 //! crate, so the simulator can use the ISAs without the compiler.
@@ -24,6 +26,7 @@
 pub mod bounded;
 pub mod enums;
 pub mod fields;
+pub mod note;
 pub mod rule;
 
 pub use enums::UnknownCode;

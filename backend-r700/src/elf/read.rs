@@ -14,6 +14,7 @@
 //!   NUL-padded UTF-8 bindings JSON. Other notes are ignored, as a loader
 //!   ignores notes it does not know.
 
+use ctm_isa_kit::note::le_words;
 use object::LittleEndian;
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader as _};
@@ -61,13 +62,6 @@ fn field(field: &'static str, expected: u64, found: u64) -> Result<(), ElfError>
 fn word(bytes: &[u8], at: usize) -> Option<u32> {
     let b = bytes.get(at..at.checked_add(4)?)?;
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 /// Read any CAL image of ctm's layout (module doc for what is checked).
@@ -168,7 +162,7 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
                 if !desc.len().is_multiple_of(if pairs { 8 } else { 4 }) {
                     return Err(size_err);
                 }
-                let w = words(desc);
+                let w = le_words(desc);
                 match kind {
                     NoteType::ProgInfo => {
                         proginfo = Some(w.chunks_exact(2).map(|p| (p[0], p[1])).collect());

@@ -13,9 +13,10 @@
 //! The dictionary entry names the RV770 encoding and covers the note and
 //! text bytes (`d_offset`, `d_size`), as CAL's encoding dictionary does.
 
+use ctm_isa_kit::note::{le_bytes, padded, push_note};
+use object::Endianness;
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
-use object::{Endianness, U32};
 
 use crate::isa::encode_program;
 
@@ -74,52 +75,27 @@ pub fn image_of(exe: &Executable) -> ElfImage {
     }
 }
 
-fn padded(mut bytes: Vec<u8>) -> Vec<u8> {
-    while !bytes.len().is_multiple_of(4) {
-        bytes.push(0);
-    }
-    bytes
-}
-
-/// One note record: `namesz`, `descsz`, `type`, name and descriptor, each
-/// padded to 4 bytes.
-fn note(out: &mut Vec<u8>, name: &[u8], n_type: u32, desc: &[u8]) {
-    let e = Endianness::Little;
-    let header = elf::NoteHeader32 {
-        n_namesz: U32::new(e, name.len() as u32),
-        n_descsz: U32::new(e, desc.len() as u32),
-        n_type: U32::new(e, elf::NoteType(n_type)),
-    };
-    out.extend_from_slice(object::pod::bytes_of(&header));
-    out.extend_from_slice(&padded(name.to_vec()));
-    out.extend_from_slice(&padded(desc.to_vec()));
-}
-
-fn words(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
-    values.into_iter().flat_map(u32::to_le_bytes).collect()
-}
-
 fn note_section(image: &ElfImage) -> Vec<u8> {
     let mut out = Vec::new();
     let n = &image.notes;
     for kind in NoteType::ALL {
         let desc = match kind {
-            NoteType::ProgInfo => words(image.proginfo.iter().flat_map(|&(r, v)| [r, v])),
-            NoteType::Inputs => words(n.inputs.iter().copied()),
-            NoteType::Outputs => words(n.outputs.iter().copied()),
-            NoteType::CondOut => words([0]),
+            NoteType::ProgInfo => le_bytes(image.proginfo.iter().flat_map(|&(r, v)| [r, v])),
+            NoteType::Inputs => le_bytes(n.inputs.iter().copied()),
+            NoteType::Outputs => le_bytes(n.outputs.iter().copied()),
+            NoteType::CondOut => le_bytes([0]),
             NoteType::Float32Consts | NoteType::Int32Consts | NoteType::Bool32Consts => Vec::new(),
-            NoteType::EarlyExit => words([u32::from(n.early_exit)]),
+            NoteType::EarlyExit => le_bytes([u32::from(n.early_exit)]),
             NoteType::ConstantBuffers => {
-                words(n.constant_buffers.iter().flat_map(|&(b, s)| [b, s]))
+                le_bytes(n.constant_buffers.iter().flat_map(|&(b, s)| [b, s]))
             }
         };
-        note(&mut out, NOTE_NAME_CAL, kind.code(), &desc);
+        push_note(&mut out, NOTE_NAME_CAL, kind.code(), &desc);
     }
     if let Some(bindings) = &image.bindings {
         // UTF-8 JSON, NUL-padded to a multiple of 4 (counted in descsz).
         let json = padded(bindings.to_json().into_bytes());
-        note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
+        push_note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
     }
     out
 }
@@ -195,7 +171,7 @@ fn try_write(image: &ElfImage, text: &[u8]) -> object::write::Result<Vec<u8>> {
     });
     w.write_align(4);
     let span = (text_offset + text.len() as u64 - note_offset) as u32;
-    w.write(&words([D_MACHINE_RV770, 0, note_offset as u32, span, 0]));
+    w.write(&le_bytes([D_MACHINE_RV770, 0, note_offset as u32, span, 0]));
     w.write_align(4);
     w.write(&notes);
     w.write_align(8);

@@ -19,6 +19,7 @@
 //!   bindings JSON. Notes with other names are ignored, as a CTM loader
 //!   ignores notes it does not know.
 
+use ctm_isa_kit::note::le_words;
 use object::LittleEndian;
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader as _, SectionHeader as _};
@@ -218,12 +219,6 @@ pub fn read_image(data: &[u8]) -> Result<ElfImage, ElfError> {
         notes: notes.notes,
         bindings: notes.bindings,
     })
-}
-
-fn le_words(desc: &[u8]) -> Vec<u32> {
-    desc.chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
 }
 
 /// The notes seen so far.

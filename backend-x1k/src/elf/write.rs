@@ -10,9 +10,10 @@
 //!        section headers: null, .text, .note, .shstrtab        align 4
 //! ```
 
+use ctm_isa_kit::note::{le_bytes, padded, push_note};
+use object::Endianness;
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
-use object::{Endianness, U32};
 
 use crate::Program;
 use crate::isa::encode_program_bytes;
@@ -73,52 +74,27 @@ pub fn write_image(image: &ElfImage) -> Vec<u8> {
     try_write(image).unwrap_or_default()
 }
 
-fn padded(mut bytes: Vec<u8>) -> Vec<u8> {
-    while !bytes.len().is_multiple_of(4) {
-        bytes.push(0);
-    }
-    bytes
-}
-
-/// One note record: `namesz`, `descsz`, `type`, name and descriptor, each
-/// padded to 4 bytes (ELF32 note alignment).
-fn note(out: &mut Vec<u8>, name: &[u8], n_type: u32, desc: &[u8]) {
-    let e = Endianness::Little;
-    let header = elf::NoteHeader32 {
-        n_namesz: U32::new(e, name.len() as u32),
-        n_descsz: U32::new(e, desc.len() as u32),
-        n_type: U32::new(e, elf::NoteType(n_type)),
-    };
-    out.extend_from_slice(object::pod::bytes_of(&header));
-    out.extend_from_slice(&padded(name.to_vec()));
-    out.extend_from_slice(&padded(desc.to_vec()));
-}
-
-fn words(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
-    values.into_iter().flat_map(u32::to_le_bytes).collect()
-}
-
 /// The `.note` section: the seven ATI notes in type order, then `"ctm"`.
 fn note_section(image: &ElfImage) -> Vec<u8> {
     let mut out = Vec::new();
     let n = &image.notes;
     for kind in NoteType::ALL {
         let desc = match kind {
-            NoteType::ProgInfo => words(image.proginfo.to_words()),
-            NoteType::Inputs => words(n.inputs.iter().copied()),
-            NoteType::Outputs => words(n.outputs.iter().copied()),
-            NoteType::CondOut => words([u32::from(n.conditional_output)]),
-            NoteType::Float32Consts => words(n.float32_constants.iter().copied()),
-            NoteType::Int32Consts => words(n.int32_constants.iter().copied()),
-            NoteType::EarlyExit => words([u32::from(n.early_exit)]),
+            NoteType::ProgInfo => le_bytes(image.proginfo.to_words()),
+            NoteType::Inputs => le_bytes(n.inputs.iter().copied()),
+            NoteType::Outputs => le_bytes(n.outputs.iter().copied()),
+            NoteType::CondOut => le_bytes([u32::from(n.conditional_output)]),
+            NoteType::Float32Consts => le_bytes(n.float32_constants.iter().copied()),
+            NoteType::Int32Consts => le_bytes(n.int32_constants.iter().copied()),
+            NoteType::EarlyExit => le_bytes([u32::from(n.early_exit)]),
         };
-        note(&mut out, NOTE_NAME_ATI, kind.code(), &desc);
+        push_note(&mut out, NOTE_NAME_ATI, kind.code(), &desc);
     }
     if let Some(bindings) = &image.bindings {
         // `docs/abi-x1k.md` §1: UTF-8 JSON, padded with NULs to a multiple
         // of 4 (the padding is counted in `descsz`).
         let json = padded(bindings.to_json().into_bytes());
-        note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
+        push_note(&mut out, NOTE_NAME_CTM, CTM_NOTE_BINDINGS, &json);
     }
     out
 }
