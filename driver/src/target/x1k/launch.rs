@@ -58,16 +58,19 @@ fn data_format(name: &str) -> Result<DataFormat, LaunchError> {
 /// The four channels of each element of a stream, as the device stores
 /// them (bytes of `unorm8x4` as b/255, `u16` as integers).
 fn texels(s: &StreamData) -> Vec<[f32; 4]> {
-    (0..s.height)
-        .flat_map(|j| (0..s.width).map(move |i| (i, j)))
-        .map(|(i, j)| {
+    use rayon::prelude::*;
+    let width = s.width.max(1);
+    let mut out = vec![[0.0f32; 4]; s.width * s.height];
+    out.par_chunks_mut(width).enumerate().for_each(|(j, row)| {
+        for (i, texel) in row.iter_mut().enumerate() {
             let mut t = s.read(i as i64, j as i64);
             if s.channels < 4 && matches!(s.buffer, StreamBuffer::F32(_) | StreamBuffer::U16(_)) {
                 t[3] = if s.channels == 1 { 1.0 } else { t[3] };
             }
-            t
-        })
-        .collect()
+            *texel = t;
+        }
+    });
+    out
 }
 
 /// The four channels of a uniform value as stored in a float constant:
@@ -298,23 +301,37 @@ pub fn launch(
         .float_constants(floats)
         .int_constants(ints)
         .bool_constants(bools);
-    let job = job.build().map_err(|e| device_bug(e.to_string()))?;
+    let mut job = job.build().map_err(|e| device_bug(e.to_string()))?;
     let mut device = Device::new(Dpp::new(options.clone()));
-    job.run(&mut device).map_err(|e| match array_fault(&e) {
-        Some(fault) => LaunchError::Fault(fault.to_string()),
-        None => device_bug(e.to_string()),
-    })?;
+    job.install(&mut device)
+        .map_err(|e| device_bug(e.to_string()))?;
+    // The memory image is in the device now: do not hold a second copy of
+    // the streams through the run (issue 13: memory ≈ the streams' bytes).
+    job.image = Vec::new();
+    let words = job.command_words().len() as u32;
+    device
+        .submit(job.command_address, words)
+        .map_err(HostError::from)
+        .map_err(|e| match array_fault(&e) {
+            Some(fault) => LaunchError::Fault(fault.to_string()),
+            None => device_bug(e.to_string()),
+        })?;
     let mut results = Vec::new();
     for (name, id, channels) in outputs {
         let rb = job
             .read_output(device.memory(), id)
             .map_err(|e| device_bug(e.to_string()))?;
-        let mut data = Vec::with_capacity((rb.width * rb.height) as usize * channels);
-        for e in 0..(rb.width * rb.height) as usize {
-            for c in 0..channels {
-                data.push(rb.data.get(e * rb.channels + c).copied().unwrap_or(0.0));
+        let data = if rb.channels == channels {
+            rb.data
+        } else {
+            let mut data = Vec::with_capacity((rb.width * rb.height) as usize * channels);
+            for e in 0..(rb.width * rb.height) as usize {
+                for c in 0..channels {
+                    data.push(rb.data.get(e * rb.channels + c).copied().unwrap_or(0.0));
+                }
             }
-        }
+            data
+        };
         results.push((
             name,
             StreamData {

@@ -2,7 +2,8 @@
 //!
 //! The array itself (`x1k::dpp`) is written separately; the device only
 //! needs to hand it a program and index pairs and to get back one
-//! [`ElementResult`] per pair plus the cycle counts the performance counters
+//! [`ElementResult`] per pair (as one list, or streamed in slices while
+//! the array runs: [`ProcessorArray::run_streaming`]) plus the cycle counts the performance counters
 //! accumulate (CTM §2.1.2). Tests drive the device with small fake arrays.
 
 use crate::x1k::interface::{DppMemory, ElementResult, Program};
@@ -48,4 +49,37 @@ pub trait ProcessorArray {
         pairs: &[(u32, u32)],
         memory: &dyn DppMemory,
     ) -> Result<ArrayRun, ArrayError>;
+
+    /// As [`ProcessorArray::run`], but the results go to `sink` in
+    /// consecutive slices, in the order of the pairs, instead of one list
+    /// (the device applies each slice while the array runs on, so no
+    /// per-element list of the whole domain is held). The default calls
+    /// `run` and hands its whole list over; an array that streams
+    /// overrides it.
+    ///
+    /// # Errors
+    /// [`StreamFailure::Array`] as `run`; [`StreamFailure::Sink`] with the
+    /// sink's first error (the run stops there).
+    fn run_streaming<E: Send>(
+        &mut self,
+        program: &Program,
+        pairs: &[(u32, u32)],
+        memory: &dyn DppMemory,
+        sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
+    ) -> Result<ArrayCycles, StreamFailure<E>> {
+        let run = self
+            .run(program, pairs, memory)
+            .map_err(StreamFailure::Array)?;
+        sink(&run.results).map_err(StreamFailure::Sink)?;
+        Ok(run.cycles)
+    }
+}
+
+/// Why a streamed run stopped.
+#[derive(Debug)]
+pub enum StreamFailure<E> {
+    /// The array failed.
+    Array(ArrayError),
+    /// The sink refused results.
+    Sink(E),
 }

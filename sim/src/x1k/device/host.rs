@@ -537,14 +537,37 @@ impl Job {
 /// # Errors
 /// [`MemoryError`] if the buffer is unmapped.
 pub fn read_buffer(memory: &GpuMemory, placed: &PlacedBuffer) -> Result<Readback, MemoryError> {
-    let texels = read_texels(memory, &placed.surface, placed.width, placed.height)?;
-    let format = placed.surface.format.format;
+    use rayon::prelude::*;
+    let surface = &placed.surface;
+    let format = surface.format.format;
     let channels = format.channels();
+    let n = format.bytes_per_element() as usize;
+    let row_values = placed.width as usize * channels;
+    let mut data = vec![0.0f32; row_values * placed.height as usize];
+    // Rows in parallel, each decoded straight into its part of `data` (no
+    // per-element list); an unmapped element fails the read (which one is
+    // reported when several rows fail is not specified).
+    let rows: Result<(), MemoryError> = data
+        .par_chunks_mut(row_values.max(1))
+        .enumerate()
+        .try_for_each(|(y, row)| {
+            let mut bytes = [0u8; 16];
+            for (x, values) in row.chunks_exact_mut(channels.max(1)).enumerate() {
+                memory.read_bytes(
+                    element_address(surface, x as u32, y as u32),
+                    &mut bytes[..n],
+                )?;
+                let texel = format.decode(&bytes[..n]);
+                values.copy_from_slice(&texel[..values.len()]);
+            }
+            Ok(())
+        });
+    rows?;
     Ok(Readback {
         width: placed.width,
         height: placed.height,
         channels,
-        data: texels.iter().flat_map(|t| t[..channels].to_vec()).collect(),
+        data,
     })
 }
 

@@ -482,6 +482,33 @@ impl MemoryController {
         )
     }
 
+    /// The write side of the MC for the duration of a run: a controller
+    /// holding this one's output and conditional parameters and its output
+    /// and conditional caches (moved out; [`Self::restore_writer`] moves
+    /// them back), so results can be applied while the processors read
+    /// through [`Self::view`] of this one. The read side never touches the
+    /// two write caches (inputs and constants have their own caches).
+    pub(crate) fn take_writer(&mut self) -> MemoryController {
+        MemoryController {
+            outputs: self.outputs,
+            conditional_output: self.conditional_output,
+            out_mask: self.out_mask,
+            cond_write: self.cond_write,
+            caches: Caches {
+                output: std::mem::take(&mut self.caches.output),
+                conditional_output: std::mem::take(&mut self.caches.conditional_output),
+                ..Caches::default()
+            },
+            ..MemoryController::default()
+        }
+    }
+
+    /// Take back the write caches of a [`Self::take_writer`] controller.
+    pub(crate) fn restore_writer(&mut self, writer: MemoryController) {
+        self.caches.output = writer.caches.output;
+        self.caches.conditional_output = writer.caches.conditional_output;
+    }
+
     /// The processors' view of memory during a run.
     pub(crate) fn view<'a>(&'a self, memory: &'a GpuMemory) -> McView<'a> {
         McView {
