@@ -399,6 +399,7 @@ fn simulate_and_report(
     // The R700 records its per-SIMD trace only when it is asked for (it
     // costs about a fifth of a run).
     options.models.r700.trace = cli.sim.trace.is_some();
+    options.models.x1k.trace = cli.sim.trace.is_some();
     // A bar on a terminal for x1k runs over a second (`docs/cli.md`,
     // "Progress"); nothing when standard error is not a terminal.
     let bar = {

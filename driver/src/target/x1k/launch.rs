@@ -13,7 +13,7 @@ use ctm_frontend::Target;
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
 use ctm_sim::x1k::device::format::{DataFormat, Tiling};
-use ctm_sim::x1k::device::host::{HostBuffer, HostError, JobBuilder, OutputSpec};
+use ctm_sim::x1k::device::host::{HostError, JobBuilder, OutputSpec};
 use ctm_sim::x1k::device::params::{Domain, InputId, OutputId, PerfCounterMode};
 use ctm_sim::x1k::device::pe::{Device, DeviceError, ExecError};
 use ctm_sim::x1k::device::program::ProgramImage;
@@ -55,22 +55,14 @@ fn data_format(name: &str) -> Result<DataFormat, LaunchError> {
     })
 }
 
-/// The four channels of each element of a stream, as the device stores
+/// The four channels of element (i, j) of a stream, as the device stores
 /// them (bytes of `unorm8x4` as b/255, `u16` as integers).
-fn texels(s: &StreamData) -> Vec<[f32; 4]> {
-    use rayon::prelude::*;
-    let width = s.width.max(1);
-    let mut out = vec![[0.0f32; 4]; s.width * s.height];
-    out.par_chunks_mut(width).enumerate().for_each(|(j, row)| {
-        for (i, texel) in row.iter_mut().enumerate() {
-            let mut t = s.read(i as i64, j as i64);
-            if s.channels < 4 && matches!(s.buffer, StreamBuffer::F32(_) | StreamBuffer::U16(_)) {
-                t[3] = if s.channels == 1 { 1.0 } else { t[3] };
-            }
-            *texel = t;
-        }
-    });
-    out
+fn texel(s: &StreamData, i: u32, j: u32) -> [f32; 4] {
+    let mut t = s.read(i64::from(i), i64::from(j));
+    if s.channels < 4 && matches!(s.buffer, StreamBuffer::F32(_) | StreamBuffer::U16(_)) {
+        t[3] = if s.channels == 1 { 1.0 } else { t[3] };
+    }
+    t
 }
 
 /// The four channels of a uniform value as stored in a float constant:
@@ -251,15 +243,13 @@ pub fn launch(
         }
         let id = InputId::new(input.input)
             .ok_or_else(|| LaunchError::Unfit(format!("input index {}", input.input)))?;
-        job = job.input(
+        // Encoded straight into the memory image (no texel list).
+        job = job.input_with(
             id,
-            HostBuffer {
-                format: data_format(&input.format)?,
-                tiling: Tiling::Linear,
-                width: data.width as u32,
-                height: data.height as u32,
-                texels: texels(data),
-            },
+            data_format(&input.format)?,
+            Tiling::Linear,
+            (data.width as u32, data.height as u32),
+            |i, j| texel(data, i, j),
         );
     }
     let mut outputs: Vec<(String, OutputId, usize)> = Vec::new();
@@ -303,11 +293,18 @@ pub fn launch(
         .bool_constants(bools);
     let mut job = job.build().map_err(|e| device_bug(e.to_string()))?;
     let mut device = Device::new(Dpp::new(options.clone()));
+    // The memory image goes into the device piece by piece, each piece
+    // dropped once written: no second copy of the streams is held through
+    // the run (issue 13: memory ≈ the streams' bytes). `install` then
+    // writes the command buffer and loads the program.
+    for (address, bytes) in std::mem::take(&mut job.image) {
+        device
+            .memory_mut()
+            .write_bytes(address, &bytes)
+            .map_err(|e| device_bug(e.to_string()))?;
+    }
     job.install(&mut device)
         .map_err(|e| device_bug(e.to_string()))?;
-    // The memory image is in the device now: do not hold a second copy of
-    // the streams through the run (issue 13: memory ≈ the streams' bytes).
-    job.image = Vec::new();
     let words = job.command_words().len() as u32;
     device
         .submit(job.command_address, words)

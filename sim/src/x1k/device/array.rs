@@ -6,7 +6,7 @@
 //! the array runs: [`ProcessorArray::run_streaming`]) plus the cycle counts the performance counters
 //! accumulate (CTM §2.1.2). Tests drive the device with small fake arrays.
 
-use crate::x1k::interface::{DppMemory, ElementResult, Program};
+use crate::x1k::interface::{DppMemory, ElementResult, Elements, Program};
 
 /// An error from the array, passed through the device unchanged.
 pub type ArrayError = Box<dyn std::error::Error + Send + Sync>;
@@ -50,7 +50,8 @@ pub trait ProcessorArray {
         memory: &dyn DppMemory,
     ) -> Result<ArrayRun, ArrayError>;
 
-    /// As [`ProcessorArray::run`], but the results go to `sink` in
+    /// As [`ProcessorArray::run`] on the pairs of `pairs` (a list, or a
+    /// rectangle that needs no list), but the results go to `sink` in
     /// consecutive slices, in the order of the pairs, instead of one list
     /// (the device applies each slice while the array runs on, so no
     /// per-element list of the whole domain is held). The default calls
@@ -63,12 +64,16 @@ pub trait ProcessorArray {
     fn run_streaming<E: Send>(
         &mut self,
         program: &Program,
-        pairs: &[(u32, u32)],
+        pairs: Elements<'_>,
         memory: &dyn DppMemory,
         sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
     ) -> Result<ArrayCycles, StreamFailure<E>> {
+        let list = match pairs {
+            Elements::List(l) => std::borrow::Cow::Borrowed(l),
+            Elements::Rect { .. } => std::borrow::Cow::Owned(pairs.to_vec()),
+        };
         let run = self
-            .run(program, pairs, memory)
+            .run(program, &list, memory)
             .map_err(StreamFailure::Array)?;
         sink(&run.results).map_err(StreamFailure::Sink)?;
         Ok(run.cycles)

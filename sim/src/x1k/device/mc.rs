@@ -430,15 +430,25 @@ impl MemoryController {
             _ => return Ok(WriteOutcome::Clipped),
         }
         let address = element_address(s, x, y);
-        for (offset, run) in s.format.format.encode(value, mask) {
+        // Each run of written bytes in one cache write (`encode`'s runs,
+        // merged where they touch; the bytes are the same).
+        let (bytes, mut written) = s.format.format.encode_bytes(value, mask);
+        while written != 0 {
+            let start = written.trailing_zeros() as usize;
+            let len = (written >> start).trailing_ones() as usize;
             cache
-                .write(memory, address.wrapping_add(offset), &run)
+                .write(
+                    memory,
+                    address.wrapping_add(start as u32),
+                    &bytes[start..start + len],
+                )
                 .map_err(|source| McError::Memory {
                     client,
                     x,
                     y,
                     source,
                 })?;
+            written &= !(((1u32 << len) - 1) << start) as u16;
         }
         Ok(WriteOutcome::Written)
     }

@@ -24,7 +24,7 @@ use super::memory::{GpuMemory, MemoryError, MemoryMap};
 use super::params::{Domain, OutputId};
 use super::perf::{CLOCKS_PER_COMMAND, PerfCounters};
 use super::program::{ProgramImage, ProgramInfo, ProgramNotes};
-use crate::x1k::interface::ElementResult;
+use crate::x1k::interface::{ElementResult, Elements};
 
 /// Why one command failed.
 #[derive(Debug, thiserror::Error)]
@@ -464,15 +464,33 @@ impl<A: ProcessorArray> Device<A> {
         // PE-side conditional execution: skip failing pairs before scheduling.
         self.stats.programs_started += 1;
         self.stats.domain_pairs += domain.len();
-        let mut pairs = Vec::with_capacity(domain.len() as usize);
         let pe_value = self.co.pe_value();
-        for (i, j) in domain.pairs() {
-            if self.co.location == CondLocation::Pe && !self.co_test(i, j, pe_value)? {
-                self.stats.pairs_skipped += 1;
-                continue;
+        let list = if self.co.location == CondLocation::Pe {
+            let mut list = Vec::with_capacity(domain.len() as usize);
+            for (i, j) in domain.pairs() {
+                if !self.co_test(i, j, pe_value)? {
+                    self.stats.pairs_skipped += 1;
+                    continue;
+                }
+                list.push((i, j));
             }
-            pairs.push((i, j));
-        }
+            Some(list)
+        } else {
+            None
+        };
+        // Without a PE test the whole domain runs: a rectangle, no list.
+        let pairs = match &list {
+            Some(list) => Elements::List(list),
+            None => {
+                let (i0, j0, i1, j1) = domain.bounds();
+                Elements::Rect {
+                    i0,
+                    j0,
+                    width: (i1 + 1).saturating_sub(i0),
+                    height: (j1 + 1).saturating_sub(j0),
+                }
+            }
+        };
 
         // The results are applied while the array runs (through the MC's
         // write side; the processors read through its read side).
@@ -483,13 +501,13 @@ impl<A: ProcessorArray> Device<A> {
             stats: &mut self.stats,
             pe_value,
             info: &info,
-            pairs: &pairs,
+            pairs,
             at: 0,
         };
         let view = self.mc.view(&self.memory);
         let run = self
             .array
-            .run_streaming(&decoded, &pairs, &view, &mut |results| {
+            .run_streaming(&decoded, pairs, &view, &mut |results| {
                 applier.apply(results)
             });
         let fault = view.into_fault();
@@ -559,7 +577,7 @@ struct Applier<'a> {
     pe_value: f32,
     info: &'a ProgramInfo,
     /// The pairs run, to check the array's contract.
-    pairs: &'a [(u32, u32)],
+    pairs: Elements<'a>,
     /// Results applied so far.
     at: usize,
 }
@@ -568,14 +586,12 @@ impl Applier<'_> {
     /// Apply the next results (they continue the pairs where the last
     /// slice ended).
     fn apply(&mut self, results: &[ElementResult]) -> Result<(), ExecError> {
-        let expected = self.pairs.get(self.at..self.at + results.len());
-        let mismatch = match expected {
-            Some(pairs) => results
-                .iter()
-                .zip(pairs)
-                .position(|(r, &(i, j))| (r.i, r.j) != (i, j)),
-            None => Some(self.pairs.len().saturating_sub(self.at).min(results.len())),
-        };
+        let at = self.at;
+        let pairs = self.pairs;
+        let mismatch = results
+            .iter()
+            .enumerate()
+            .position(|(k, r)| pairs.get(at + k) != Some((r.i, r.j)));
         if let Some(k) = mismatch {
             return Err(ExecError::ArrayContract {
                 expected: self.pairs.len(),

@@ -7,7 +7,7 @@ use super::{
     BatchTiming, DppOptions, DppStats, StreamError, Warning, run_program, run_program_streaming,
 };
 use crate::x1k::device::array::{ArrayCycles, ArrayError, ArrayRun, ProcessorArray, StreamFailure};
-use crate::x1k::interface::{DppMemory, ElementResult, Program};
+use crate::x1k::interface::{DppMemory, ElementResult, Elements, Program};
 
 /// What one `start_program` run of the array recorded.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -88,7 +88,7 @@ impl ProcessorArray for Dpp {
     fn run_streaming<E: Send>(
         &mut self,
         program: &Program,
-        pairs: &[(u32, u32)],
+        pairs: Elements<'_>,
         memory: &dyn DppMemory,
         sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
     ) -> Result<ArrayCycles, StreamFailure<E>> {

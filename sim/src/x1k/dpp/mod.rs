@@ -58,7 +58,7 @@ pub use state::MAX_GROUP_SIZE;
 pub use stats::DppStats;
 pub use timing::Counters;
 
-use crate::x1k::interface::{DppMemory, ElementResult, Program};
+use crate::x1k::interface::{DppMemory, ElementResult, Elements, Program};
 use flow::FcConstants;
 use group::{GroupOutcome, RunContext};
 use state::Spare;
@@ -81,6 +81,11 @@ pub struct DppOptions {
     pub engine: Engine,
     /// Counts finished elements for a progress display (none by default).
     pub progress: Progress,
+    /// Whether the driver builds per-batch trace events (`ctmc --trace`).
+    /// The array keeps its batch timings either way (a few bytes per
+    /// batch); the driver's events cost about a kilobyte per batch, so
+    /// they are made only when asked for (off by default).
+    pub trace: bool,
 }
 
 /// How the array executes instructions. Both engines give the same
@@ -106,6 +111,7 @@ impl Default for DppOptions {
             cycle_model: CycleModel::default(),
             engine: Engine::Fast,
             progress: Progress::default(),
+            trace: false,
         }
     }
 }
@@ -145,7 +151,13 @@ pub fn run_program(
         results.extend_from_slice(wave);
         Ok(())
     };
-    match run_program_streaming(program, elements, memory, options, &mut collect) {
+    match run_program_streaming(
+        program,
+        Elements::List(elements),
+        memory,
+        options,
+        &mut collect,
+    ) {
         Ok(summary) => Ok(DppRun {
             results,
             stats: summary.stats,
@@ -238,7 +250,7 @@ const WAVE_MIN_GROUPS: usize = 128;
 /// [`StreamError::Sink`] with the sink's first error (the run stops).
 pub fn run_program_streaming<E: Send>(
     program: &Program,
-    elements: &[(u32, u32)],
+    elements: Elements<'_>,
     memory: &dyn DppMemory,
     options: &DppOptions,
     sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
@@ -332,16 +344,20 @@ pub fn run_program_streaming<E: Send>(
 
     // Wave k's results go to the sink while wave k+1 runs.
     let (mut ready, mut spare_buf) = (Vec::new(), Vec::new());
-    let mut waves = elements.chunks(wave_len);
-    if let Some(first) = waves.next() {
-        let outcomes = compute(first, &mut ready);
-        merge(outcomes).map_err(StreamError::Fault)?;
-    }
-    for wave in waves {
+    // The pairs of a wave (made per wave for a rectangle: no per-element
+    // list of the whole run).
+    let mut pairs = Vec::new();
+    let first = elements.slice(0, wave_len, &mut pairs);
+    let outcomes = compute(first, &mut ready);
+    merge(outcomes).map_err(StreamError::Fault)?;
+    let mut start = wave_len;
+    while start < elements.len() {
+        let wave = elements.slice(start, start + wave_len, &mut pairs);
         let (sunk, outcomes) = rayon::join(|| sink(&ready), || compute(wave, &mut spare_buf));
         sunk.map_err(StreamError::Sink)?;
         merge(outcomes).map_err(StreamError::Fault)?;
         std::mem::swap(&mut ready, &mut spare_buf);
+        start += wave_len;
     }
     // The last wave's results go to the sink while the batches are
     // scheduled.
