@@ -236,7 +236,7 @@ impl JobBuilder {
         texel: impl Fn(u32, u32) -> [f32; 4],
     ) -> Self {
         let bytes = match layout(format, tiling, width, height) {
-            Some(placed) => encode_image(&placed, |x, y| texel(x, y)),
+            Some(placed) => encode_image(&placed, texel),
             None => Vec::new(),
         };
         self.inputs.insert(
