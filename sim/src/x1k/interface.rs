@@ -4,9 +4,10 @@
 //! the domain, the set of index pairs to run (conditional execution happens
 //! at the PE, before scheduling) and a [`DppMemory`] through which the
 //! processors read inputs and constants. The array returns one
-//! [`ElementResult`] per index pair run; the device then applies the
-//! conditional-output test and writes the outputs through the memory
-//! controller. Keeping memory formats on the device side and instruction
+//! [`ElementResult`] per index pair run (as one list, or in slices while it
+//! runs); the device applies the conditional-output test and writes the
+//! outputs through the memory controller. [`Elements`] names the pairs: a
+//! list, or a whole rectangle without one. Keeping memory formats on the device side and instruction
 //! semantics on the array side lets each be tested alone.
 
 use ctm_backend_x1k::isa::Inst;

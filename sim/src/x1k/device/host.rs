@@ -233,7 +233,7 @@ impl JobBuilder {
         format: DataFormat,
         tiling: Tiling,
         (width, height): (u32, u32),
-        texel: impl Fn(u32, u32) -> [f32; 4],
+        texel: impl Fn(u32, u32) -> [f32; 4] + Sync,
     ) -> Self {
         let bytes = match layout(format, tiling, width, height) {
             Some(placed) => encode_image(&placed, texel),
@@ -743,21 +743,41 @@ fn encode_buffer_image(
 /// `texel(x, y)` for x < width; padding columns repeat the last column.
 /// Offsets from the base do not depend on the base (2 KiB-aligned, CTM
 /// §2.2.2), so the image can be made before the buffer is placed.
-fn encode_image(placed: &PlacedBuffer, texel: impl Fn(u32, u32) -> [f32; 4]) -> Vec<u8> {
+fn encode_image(placed: &PlacedBuffer, texel: impl Fn(u32, u32) -> [f32; 4] + Sync) -> Vec<u8> {
+    use rayon::prelude::*;
     let s = &placed.surface;
     let pitch = s.format.pitch();
     let len = extent_bytes(s, pitch, placed.height) as usize;
     let mut bytes = vec![0u8; len];
     let base = s.base.get();
-    for y in 0..placed.height {
+    let n = s.format.format.bytes_per_element() as usize;
+    let offset = |x: u32, y: u32| element_address(s, x, y).wrapping_sub(base) as usize;
+    let encode_row = |y: u32, row: &mut [u8], row_start: usize| {
         for x in 0..pitch {
             let t = texel(x.min(placed.width - 1), y);
-            let at = element_address(s, x, y).wrapping_sub(base) as usize;
+            let at = offset(x, y).wrapping_sub(row_start);
             let (enc, _) = s.format.format.encode_bytes(t, 0xF);
-            let n = s.format.format.bytes_per_element() as usize;
-            if let Some(dst) = bytes.get_mut(at..at + n) {
+            if let Some(dst) = row.get_mut(at..at + n) {
                 dst.copy_from_slice(&enc[..n]);
             }
+        }
+    };
+    // Linear rows are consecutive ranges of one stride (Table 1): encode
+    // them in parallel. Checked on the layout itself; anything else (tiled
+    // memory) is encoded row after row.
+    let stride = if placed.height > 1 { offset(0, 1) } else { len };
+    let linear = !s.format.tiling.is_tiled()
+        && stride > 0
+        && offset(pitch - 1, 0) + n <= stride
+        && offset(0, placed.height - 1) == (placed.height as usize - 1) * stride;
+    if linear {
+        bytes
+            .par_chunks_mut(stride)
+            .enumerate()
+            .for_each(|(y, row)| encode_row(y as u32, row, y * stride));
+    } else {
+        for y in 0..placed.height {
+            encode_row(y, &mut bytes, 0);
         }
     }
     bytes

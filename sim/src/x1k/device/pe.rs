@@ -316,7 +316,9 @@ impl<A: ProcessorArray> Device<A> {
     /// [`ExecError`]. A failed command has no effect, except a
     /// `start_program` that fails after scheduling: the conditional-buffer
     /// writes of the PE's test, and the output writes applied before the
-    /// failing one, remain (in the caches).
+    /// failure, remain (in the caches). Results are applied while the
+    /// array runs, so when the array faults, the writes of the waves it
+    /// finished before the faulting one have been applied.
     pub fn execute(&mut self, command: &Command) -> Result<(), ExecError> {
         let opcode = command.opcode();
         if self.busy && opcode.pipelined() == Pipelined::No {
