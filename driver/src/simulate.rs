@@ -29,6 +29,10 @@ use ctm_frontend::value::Value;
 use serde_json::{Map, json};
 use std::collections::HashMap;
 
+/// The count of finished elements an x1k run keeps for a progress display
+/// (`SimulateOptions::models.x1k.progress`).
+pub use ctm_sim::x1k::dpp::Progress;
+
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
 pub struct SimulateOptions {

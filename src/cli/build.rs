@@ -399,7 +399,22 @@ fn simulate_and_report(
     // The R700 records its per-SIMD trace only when it is asked for (it
     // costs about a fifth of a run).
     options.models.r700.trace = cli.sim.trace.is_some();
-    let run = simulate(compilation, &data, &options).map_err(|e| match e {
+    options.models.x1k.trace = cli.sim.trace.is_some();
+    // A bar on a terminal for x1k runs over a second (`docs/cli.md`,
+    // "Progress"); nothing when standard error is not a terminal.
+    let bar = {
+        use std::io::IsTerminal;
+        let total = match &data {
+            RunData::Kernel(args) => Some(args.domain.0 as u64 * args.domain.1 as u64),
+            RunData::Reduction(_) => None,
+        };
+        let terminal = plan.target == Target::X1k && std::io::stderr().is_terminal();
+        options.models.x1k.progress = ctm::simulate::Progress::new();
+        super::progress::Bar::start(&options.models.x1k.progress, total, terminal)
+    };
+    let run = simulate(compilation, &data, &options);
+    bar.finish();
+    let run = run.map_err(|e| match e {
         SimulateError::Compile(mut d) => {
             d.span = name_span(source, d.span, compilation.entry().name());
             source_errors(console, &cli.file.display().to_string(), source, &[*d])

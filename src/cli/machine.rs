@@ -411,6 +411,7 @@ fn run_elf(
     let data = bind_inputs(entry.entry(), &inputs).map_err(|e| usage(console, e))?;
     let mut options = SimulateOptions::default();
     options.models.r700.trace = cli.sim.trace.is_some();
+    options.models.x1k.trace = cli.sim.trace.is_some();
     let run = match (&entry, &data) {
         (ElfEntry::Kernel(k), RunData::Kernel(args)) => {
             run_kernel(target, program.as_ref(), &k.params, args, &options)

@@ -13,6 +13,7 @@
 mod build;
 mod machine;
 mod opts;
+mod progress;
 mod report;
 
 use clap::Parser;

@@ -4,9 +4,10 @@
 //! the domain, the set of index pairs to run (conditional execution happens
 //! at the PE, before scheduling) and a [`DppMemory`] through which the
 //! processors read inputs and constants. The array returns one
-//! [`ElementResult`] per index pair run; the device then applies the
-//! conditional-output test and writes the outputs through the memory
-//! controller. Keeping memory formats on the device side and instruction
+//! [`ElementResult`] per index pair run (as one list, or in slices while it
+//! runs); the device applies the conditional-output test and writes the
+//! outputs through the memory controller. [`Elements`] names the pairs: a
+//! list, or a whole rectangle without one. Keeping memory formats on the device side and instruction
 //! semantics on the array side lets each be tested alone.
 
 use ctm_backend_x1k::isa::Inst;
@@ -110,4 +111,79 @@ pub struct ElementResult {
     pub conditional_value: Option<f32>,
     /// Uncached writes, in program order.
     pub umrt: SmallVec<[UmrtWrite; 2]>,
+}
+
+/// The index pairs a run covers, in the order they run: an explicit list,
+/// or every pair of a rectangle in row-major order, which needs no memory
+/// per element (a whole domain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elements<'a> {
+    /// These pairs, in this order.
+    List(&'a [(u32, u32)]),
+    /// Columns `i0 .. i0 + width` of rows `j0 .. j0 + height`, row by row.
+    Rect {
+        /// First column.
+        i0: u32,
+        /// First row.
+        j0: u32,
+        /// Columns.
+        width: u32,
+        /// Rows.
+        height: u32,
+    },
+}
+
+impl Elements<'_> {
+    /// The number of pairs.
+    pub fn len(&self) -> usize {
+        match *self {
+            Elements::List(l) => l.len(),
+            Elements::Rect { width, height, .. } => width as usize * height as usize,
+        }
+    }
+
+    /// Whether there are no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Pair `k` (`None` past the end).
+    pub fn get(&self, k: usize) -> Option<(u32, u32)> {
+        match *self {
+            Elements::List(l) => l.get(k).copied(),
+            Elements::Rect { i0, j0, width, .. } => {
+                // k < width × height, so width > 0.
+                let w = width as usize;
+                (k < self.len()).then(|| (i0 + (k % w) as u32, j0 + (k / w) as u32))
+            }
+        }
+    }
+
+    /// Pairs `start .. end` (clamped to the length), into `out` (cleared
+    /// first) unless they are a slice of a list, which is returned as is.
+    pub fn slice<'b>(
+        &'b self,
+        start: usize,
+        end: usize,
+        out: &'b mut Vec<(u32, u32)>,
+    ) -> &'b [(u32, u32)] {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        match *self {
+            Elements::List(l) => &l[start..end],
+            Elements::Rect { .. } => {
+                out.clear();
+                out.extend((start..end).filter_map(|k| self.get(k)));
+                out
+            }
+        }
+    }
+
+    /// Every pair, as a list.
+    pub fn to_vec(&self) -> Vec<(u32, u32)> {
+        match *self {
+            Elements::List(l) => l.to_vec(),
+            Elements::Rect { .. } => (0..self.len()).filter_map(|k| self.get(k)).collect(),
+        }
+    }
 }

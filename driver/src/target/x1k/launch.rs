@@ -13,7 +13,7 @@ use ctm_frontend::Target;
 use ctm_frontend::data::{StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::value::Value;
 use ctm_sim::x1k::device::format::{DataFormat, Tiling};
-use ctm_sim::x1k::device::host::{HostBuffer, HostError, JobBuilder, OutputSpec};
+use ctm_sim::x1k::device::host::{HostError, JobBuilder, OutputSpec};
 use ctm_sim::x1k::device::params::{Domain, InputId, OutputId, PerfCounterMode};
 use ctm_sim::x1k::device::pe::{Device, DeviceError, ExecError};
 use ctm_sim::x1k::device::program::ProgramImage;
@@ -55,19 +55,14 @@ fn data_format(name: &str) -> Result<DataFormat, LaunchError> {
     })
 }
 
-/// The four channels of each element of a stream, as the device stores
+/// The four channels of element (i, j) of a stream, as the device stores
 /// them (bytes of `unorm8x4` as b/255, `u16` as integers).
-fn texels(s: &StreamData) -> Vec<[f32; 4]> {
-    (0..s.height)
-        .flat_map(|j| (0..s.width).map(move |i| (i, j)))
-        .map(|(i, j)| {
-            let mut t = s.read(i as i64, j as i64);
-            if s.channels < 4 && matches!(s.buffer, StreamBuffer::F32(_) | StreamBuffer::U16(_)) {
-                t[3] = if s.channels == 1 { 1.0 } else { t[3] };
-            }
-            t
-        })
-        .collect()
+fn texel(s: &StreamData, i: u32, j: u32) -> [f32; 4] {
+    let mut t = s.read(i64::from(i), i64::from(j));
+    if s.channels < 4 && matches!(s.buffer, StreamBuffer::F32(_) | StreamBuffer::U16(_)) {
+        t[3] = if s.channels == 1 { 1.0 } else { t[3] };
+    }
+    t
 }
 
 /// The four channels of a uniform value as stored in a float constant:
@@ -248,15 +243,13 @@ pub fn launch(
         }
         let id = InputId::new(input.input)
             .ok_or_else(|| LaunchError::Unfit(format!("input index {}", input.input)))?;
-        job = job.input(
+        // Encoded straight into the memory image (no texel list).
+        job = job.input_with(
             id,
-            HostBuffer {
-                format: data_format(&input.format)?,
-                tiling: Tiling::Linear,
-                width: data.width as u32,
-                height: data.height as u32,
-                texels: texels(data),
-            },
+            data_format(&input.format)?,
+            Tiling::Linear,
+            (data.width as u32, data.height as u32),
+            |i, j| texel(data, i, j),
         );
     }
     let mut outputs: Vec<(String, OutputId, usize)> = Vec::new();
@@ -298,23 +291,44 @@ pub fn launch(
         .float_constants(floats)
         .int_constants(ints)
         .bool_constants(bools);
-    let job = job.build().map_err(|e| device_bug(e.to_string()))?;
+    let mut job = job.build().map_err(|e| device_bug(e.to_string()))?;
     let mut device = Device::new(Dpp::new(options.clone()));
-    job.run(&mut device).map_err(|e| match array_fault(&e) {
-        Some(fault) => LaunchError::Fault(fault.to_string()),
-        None => device_bug(e.to_string()),
-    })?;
+    // The memory image goes into the device piece by piece, each piece
+    // dropped once written: no second copy of the streams is held through
+    // the run (issue 13: memory ≈ the streams' bytes). `install` then
+    // writes the command buffer and loads the program.
+    for (address, bytes) in std::mem::take(&mut job.image) {
+        device
+            .memory_mut()
+            .write_bytes(address, &bytes)
+            .map_err(|e| device_bug(e.to_string()))?;
+    }
+    job.install(&mut device)
+        .map_err(|e| device_bug(e.to_string()))?;
+    let words = job.command_words().len() as u32;
+    device
+        .submit(job.command_address, words)
+        .map_err(HostError::from)
+        .map_err(|e| match array_fault(&e) {
+            Some(fault) => LaunchError::Fault(fault.to_string()),
+            None => device_bug(e.to_string()),
+        })?;
     let mut results = Vec::new();
     for (name, id, channels) in outputs {
         let rb = job
             .read_output(device.memory(), id)
             .map_err(|e| device_bug(e.to_string()))?;
-        let mut data = Vec::with_capacity((rb.width * rb.height) as usize * channels);
-        for e in 0..(rb.width * rb.height) as usize {
-            for c in 0..channels {
-                data.push(rb.data.get(e * rb.channels + c).copied().unwrap_or(0.0));
+        let data = if rb.channels == channels {
+            rb.data
+        } else {
+            let mut data = Vec::with_capacity((rb.width * rb.height) as usize * channels);
+            for e in 0..(rb.width * rb.height) as usize {
+                for c in 0..channels {
+                    data.push(rb.data.get(e * rb.channels + c).copied().unwrap_or(0.0));
+                }
             }
-        }
+            data
+        };
         results.push((
             name,
             StreamData {

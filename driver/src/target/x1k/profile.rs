@@ -201,10 +201,23 @@ impl TraceBuilder {
 
     /// Adds a launch named `name` of `cycles` cycles with its batches.
     pub fn launch(&mut self, name: &str, cycles: u64, elements: u64, batches: &[BatchTiming]) {
+        self.launch_counted(name, cycles, elements, batches.len(), batches);
+    }
+
+    /// As [`TraceBuilder::launch`] for a launch of `batch_count` batches
+    /// of which `batches` get events (none when the trace is not wanted).
+    pub fn launch_counted(
+        &mut self,
+        name: &str,
+        cycles: u64,
+        elements: u64,
+        batch_count: usize,
+        batches: &[BatchTiming],
+    ) {
         let offset = self.offset;
         let mut args = Map::new();
         args.insert("elements".into(), json!(elements));
-        args.insert("batches".into(), json!(batches.len()));
+        args.insert("batches".into(), json!(batch_count));
         args.insert("cycles".into(), json!(cycles));
         self.events.push(launch_event(name, offset, cycles, args));
         let mut order: Vec<&BatchTiming> = batches.iter().collect();

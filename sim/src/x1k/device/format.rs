@@ -257,12 +257,38 @@ impl DataFormat {
 
     /// All stored bytes of `value` (every channel written).
     pub fn encode_all(self, value: [f32; 4]) -> Vec<u8> {
-        let mut out = vec![0u8; self.bytes_per_element() as usize];
-        for (offset, run) in self.encode(value, 0xF) {
-            let at = offset as usize;
-            out[at..at + run.len()].copy_from_slice(&run);
+        let (bytes, _) = self.encode_bytes(value, 0xF);
+        bytes[..self.bytes_per_element() as usize].to_vec()
+    }
+
+    /// [`DataFormat::encode`] without allocating: the element's stored
+    /// bytes (the first `bytes_per_element`; bytes of channels not written
+    /// are 0) and which of them the channels in `mask` write (bit b = byte b).
+    pub fn encode_bytes(self, value: [f32; 4], mask: u8) -> ([u8; 16], u16) {
+        let on = |c: usize| mask & (1 << c) != 0;
+        let mut out = [0u8; 16];
+        let mut written = 0u16;
+        match self {
+            DataFormat::Uint16_1 => {
+                if on(0) {
+                    out[..2].copy_from_slice(&to_uint16(value[0]).to_le_bytes());
+                    written = 0b11;
+                }
+            }
+            DataFormat::Uint8_4 => {
+                for c in (0..4).filter(|&c| on(c)) {
+                    out[c] = to_unorm8(value[c]);
+                    written |= 1 << c;
+                }
+            }
+            DataFormat::Float32_1 | DataFormat::Float32_2 | DataFormat::Float32_4 => {
+                for c in (0..self.channels()).filter(|&c| on(c)) {
+                    out[4 * c..4 * c + 4].copy_from_slice(&value[c].to_bits().to_le_bytes());
+                    written |= 0xF << (4 * c);
+                }
+            }
         }
-        out
+        (out, written)
     }
 
     /// The raw little-endian value of an element's first `min(bpe, 4)`
@@ -403,6 +429,52 @@ impl Surface {
         match self.height {
             Some(h) if h > 0 && self.format.pitch() > 0 => Some((self.format.pitch(), h)),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `encode_bytes` writes exactly `encode`'s runs, for every format,
+    /// mask and a spread of values (special ones included).
+    #[test]
+    fn encode_bytes_matches_encode() {
+        let values = [
+            0.0f32,
+            -0.0,
+            0.5,
+            1.0,
+            -3.25,
+            255.5,
+            70000.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::MIN_POSITIVE / 2.0,
+        ];
+        for format in [
+            DataFormat::Uint16_1,
+            DataFormat::Uint8_4,
+            DataFormat::Float32_1,
+            DataFormat::Float32_2,
+            DataFormat::Float32_4,
+        ] {
+            for mask in 0..16u8 {
+                for (k, &v) in values.iter().enumerate() {
+                    let value = [v, values[(k + 3) % 10], values[(k + 5) % 10], -v];
+                    let (bytes, written) = format.encode_bytes(value, mask);
+                    let mut expect_written = 0u16;
+                    for (offset, run) in format.encode(value, mask) {
+                        for (b, &byte) in run.iter().enumerate() {
+                            let at = offset as usize + b;
+                            assert_eq!(bytes[at], byte, "{format} mask {mask:#x} byte {at}");
+                            expect_written |= 1 << at;
+                        }
+                    }
+                    assert_eq!(written, expect_written, "{format} mask {mask:#x}");
+                }
+            }
         }
     }
 }

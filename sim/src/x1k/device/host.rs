@@ -187,7 +187,7 @@ pub struct Readback {
 #[derive(Clone, Debug)]
 pub struct JobBuilder {
     program: ProgramImage,
-    inputs: BTreeMap<InputId, HostBuffer>,
+    inputs: BTreeMap<InputId, InputImage>,
     outputs: BTreeMap<OutputId, OutputSpec>,
     float_constants: Vec<[f32; 4]>,
     int_constants: Vec<u32>,
@@ -217,7 +217,38 @@ impl JobBuilder {
 
     /// Bind input `id` to `data`.
     pub fn input(mut self, id: InputId, data: HostBuffer) -> Self {
-        self.inputs.insert(id, data);
+        self.inputs.insert(id, InputImage::Texels(data));
+        self
+    }
+
+    /// Bind input `id` to a `width × height` buffer of `format` whose
+    /// element (x, y) is `texel(x, y)`, encoded into the memory image at
+    /// once: no list of four-channel texels is held (a large stream costs
+    /// its bytes in memory, not 16 bytes per element). The same image as
+    /// [`JobBuilder::input`] with those texels. A size outside 1..=4096 is
+    /// reported by [`JobBuilder::build`].
+    pub fn input_with(
+        mut self,
+        id: InputId,
+        format: DataFormat,
+        tiling: Tiling,
+        (width, height): (u32, u32),
+        texel: impl Fn(u32, u32) -> [f32; 4] + Sync,
+    ) -> Self {
+        let bytes = match layout(format, tiling, width, height) {
+            Some(placed) => encode_image(&placed, texel),
+            None => Vec::new(),
+        };
+        self.inputs.insert(
+            id,
+            InputImage::Encoded {
+                format,
+                tiling,
+                width,
+                height,
+                bytes,
+            },
+        );
         self
     }
 
@@ -329,20 +360,15 @@ impl JobBuilder {
         commands.push(Command::Invalidate(InvalidateTarget::BoolConstant));
 
         // Inputs.
-        for (&id, data) in &self.inputs {
+        for (id, data) in self.inputs {
             let what = format!("input {}", id.get());
-            let placed = place(
-                &mut local,
-                &what,
-                data.format,
-                data.tiling,
-                data.width,
-                data.height,
-            )?;
-            image.push((
-                placed.surface.base.get(),
-                encode_buffer_image(&what, &placed, data)?,
-            ));
+            let (format, tiling, w, h) = data.shape();
+            let placed = place(&mut local, &what, format, tiling, w, h)?;
+            let bytes = match data {
+                InputImage::Texels(data) => encode_buffer_image(&what, &placed, &data)?,
+                InputImage::Encoded { bytes, .. } => bytes,
+            };
+            image.push((placed.surface.base.get(), bytes));
             commands.push(Command::SetInpFmt {
                 input: id,
                 base: placed.surface.base,
@@ -537,14 +563,37 @@ impl Job {
 /// # Errors
 /// [`MemoryError`] if the buffer is unmapped.
 pub fn read_buffer(memory: &GpuMemory, placed: &PlacedBuffer) -> Result<Readback, MemoryError> {
-    let texels = read_texels(memory, &placed.surface, placed.width, placed.height)?;
-    let format = placed.surface.format.format;
+    use rayon::prelude::*;
+    let surface = &placed.surface;
+    let format = surface.format.format;
     let channels = format.channels();
+    let n = format.bytes_per_element() as usize;
+    let row_values = placed.width as usize * channels;
+    let mut data = vec![0.0f32; row_values * placed.height as usize];
+    // Rows in parallel, each decoded straight into its part of `data` (no
+    // per-element list); an unmapped element fails the read (which one is
+    // reported when several rows fail is not specified).
+    let rows: Result<(), MemoryError> = data
+        .par_chunks_mut(row_values.max(1))
+        .enumerate()
+        .try_for_each(|(y, row)| {
+            let mut bytes = [0u8; 16];
+            for (x, values) in row.chunks_exact_mut(channels.max(1)).enumerate() {
+                memory.read_bytes(
+                    element_address(surface, x as u32, y as u32),
+                    &mut bytes[..n],
+                )?;
+                let texel = format.decode(&bytes[..n]);
+                values.copy_from_slice(&texel[..values.len()]);
+            }
+            Ok(())
+        });
+    rows?;
     Ok(Readback {
         width: placed.width,
         height: placed.height,
         channels,
-        data: texels.iter().flat_map(|t| t[..channels].to_vec()).collect(),
+        data,
     })
 }
 
@@ -632,6 +681,25 @@ fn height(rows: u32) -> Height {
     Height::new(rows).unwrap_or_default()
 }
 
+/// A `width × height` buffer of `format` laid out at base 0 with a
+/// non-aliasing pitch; `None` for a size outside 1..=4096.
+fn layout(format: DataFormat, tiling: Tiling, width: u32, height: u32) -> Option<PlacedBuffer> {
+    if !(1..=4096).contains(&width) || !(1..=4096).contains(&height) {
+        return None;
+    }
+    let granule = row_alignment(tiling.is_tiled(), format.bytes_per_element());
+    let pitch = width.div_ceil(granule) * granule;
+    Some(PlacedBuffer {
+        surface: Surface {
+            base: BaseAddress::default(),
+            format: surface_format(pitch, tiling, format),
+            height: Some(height),
+        },
+        width,
+        height,
+    })
+}
+
 /// Allocate a `width × height` buffer with a non-aliasing pitch.
 fn place(
     bump: &mut Bump,
@@ -641,26 +709,14 @@ fn place(
     width: u32,
     height: u32,
 ) -> Result<PlacedBuffer, HostError> {
-    if !(1..=4096).contains(&width) || !(1..=4096).contains(&height) {
-        return Err(HostError::BadSize {
-            what: what.to_string(),
-            width,
-            height,
-        });
-    }
-    let granule = row_alignment(tiling.is_tiled(), format.bytes_per_element());
-    let pitch = width.div_ceil(granule) * granule;
-    let mut surface = Surface {
-        base: BaseAddress::default(),
-        format: surface_format(pitch, tiling, format),
-        height: Some(height),
-    };
-    surface.base = bump.take(extent_bytes(&surface, pitch, height))?;
-    Ok(PlacedBuffer {
-        surface,
+    let mut placed = layout(format, tiling, width, height).ok_or_else(|| HostError::BadSize {
+        what: what.to_string(),
         width,
         height,
-    })
+    })?;
+    let s = &placed.surface;
+    placed.surface.base = bump.take(extent_bytes(s, s.format.pitch(), height))?;
+    Ok(placed)
 }
 
 /// The bytes of a placed buffer's extent holding `data`, padding columns
@@ -678,21 +734,82 @@ fn encode_buffer_image(
             found: data.texels.len(),
         });
     }
+    Ok(encode_image(placed, |x, y| {
+        data.texels[(y * data.width + x) as usize]
+    }))
+}
+
+/// The bytes of a placed buffer's extent whose element (x, y) is
+/// `texel(x, y)` for x < width; padding columns repeat the last column.
+/// Offsets from the base do not depend on the base (2 KiB-aligned, CTM
+/// §2.2.2), so the image can be made before the buffer is placed.
+fn encode_image(placed: &PlacedBuffer, texel: impl Fn(u32, u32) -> [f32; 4] + Sync) -> Vec<u8> {
+    use rayon::prelude::*;
     let s = &placed.surface;
     let pitch = s.format.pitch();
     let len = extent_bytes(s, pitch, placed.height) as usize;
     let mut bytes = vec![0u8; len];
     let base = s.base.get();
-    for y in 0..placed.height {
+    let n = s.format.format.bytes_per_element() as usize;
+    let offset = |x: u32, y: u32| element_address(s, x, y).wrapping_sub(base) as usize;
+    let encode_row = |y: u32, row: &mut [u8], row_start: usize| {
         for x in 0..pitch {
-            let src = x.min(data.width - 1);
-            let texel = data.texels[(y * data.width + src) as usize];
-            let at = element_address(s, x, y).wrapping_sub(base) as usize;
-            let enc = s.format.format.encode_all(texel);
-            if let Some(dst) = bytes.get_mut(at..at + enc.len()) {
-                dst.copy_from_slice(&enc);
+            let t = texel(x.min(placed.width - 1), y);
+            let at = offset(x, y).wrapping_sub(row_start);
+            let (enc, _) = s.format.format.encode_bytes(t, 0xF);
+            if let Some(dst) = row.get_mut(at..at + n) {
+                dst.copy_from_slice(&enc[..n]);
             }
         }
+    };
+    // Linear rows are consecutive ranges of one stride (Table 1): encode
+    // them in parallel. Checked on the layout itself; anything else (tiled
+    // memory) is encoded row after row.
+    let stride = if placed.height > 1 { offset(0, 1) } else { len };
+    let linear = !s.format.tiling.is_tiled()
+        && stride > 0
+        && offset(pitch - 1, 0) + n <= stride
+        && offset(0, placed.height - 1) == (placed.height as usize - 1) * stride;
+    if linear {
+        bytes
+            .par_chunks_mut(stride)
+            .enumerate()
+            .for_each(|(y, row)| encode_row(y as u32, row, y * stride));
+    } else {
+        for y in 0..placed.height {
+            encode_row(y, &mut bytes, 0);
+        }
     }
-    Ok(bytes)
+    bytes
+}
+
+/// An input of a job: texels given by the caller, or already encoded.
+#[derive(Clone, Debug)]
+enum InputImage {
+    /// [`JobBuilder::input`].
+    Texels(HostBuffer),
+    /// [`JobBuilder::input_with`]: the image of a buffer laid out at base 0.
+    Encoded {
+        format: DataFormat,
+        tiling: Tiling,
+        width: u32,
+        height: u32,
+        bytes: Vec<u8>,
+    },
+}
+
+impl InputImage {
+    /// (format, tiling, width, height).
+    fn shape(&self) -> (DataFormat, Tiling, u32, u32) {
+        match self {
+            InputImage::Texels(b) => (b.format, b.tiling, b.width, b.height),
+            InputImage::Encoded {
+                format,
+                tiling,
+                width,
+                height,
+                ..
+            } => (*format, *tiling, *width, *height),
+        }
+    }
 }

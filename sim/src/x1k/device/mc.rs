@@ -430,15 +430,25 @@ impl MemoryController {
             _ => return Ok(WriteOutcome::Clipped),
         }
         let address = element_address(s, x, y);
-        for (offset, run) in s.format.format.encode(value, mask) {
+        // Each run of written bytes in one cache write (`encode`'s runs,
+        // merged where they touch; the bytes are the same).
+        let (bytes, mut written) = s.format.format.encode_bytes(value, mask);
+        while written != 0 {
+            let start = written.trailing_zeros() as usize;
+            let len = (written >> start).trailing_ones() as usize;
             cache
-                .write(memory, address.wrapping_add(offset), &run)
+                .write(
+                    memory,
+                    address.wrapping_add(start as u32),
+                    &bytes[start..start + len],
+                )
                 .map_err(|source| McError::Memory {
                     client,
                     x,
                     y,
                     source,
                 })?;
+            written &= !(((1u32 << len) - 1) << start) as u16;
         }
         Ok(WriteOutcome::Written)
     }
@@ -480,6 +490,33 @@ impl MemoryController {
             [v, 0.0, 0.0, 0.0],
             1,
         )
+    }
+
+    /// The write side of the MC for the duration of a run: a controller
+    /// holding this one's output and conditional parameters and its output
+    /// and conditional caches (moved out; [`Self::restore_writer`] moves
+    /// them back), so results can be applied while the processors read
+    /// through [`Self::view`] of this one. The read side never touches the
+    /// two write caches (inputs and constants have their own caches).
+    pub(crate) fn take_writer(&mut self) -> MemoryController {
+        MemoryController {
+            outputs: self.outputs,
+            conditional_output: self.conditional_output,
+            out_mask: self.out_mask,
+            cond_write: self.cond_write,
+            caches: Caches {
+                output: std::mem::take(&mut self.caches.output),
+                conditional_output: std::mem::take(&mut self.caches.conditional_output),
+                ..Caches::default()
+            },
+            ..MemoryController::default()
+        }
+    }
+
+    /// Take back the write caches of a [`Self::take_writer`] controller.
+    pub(crate) fn restore_writer(&mut self, writer: MemoryController) {
+        self.caches.output = writer.caches.output;
+        self.caches.conditional_output = writer.caches.conditional_output;
     }
 
     /// The processors' view of memory during a run.

@@ -15,7 +15,7 @@
 use ctm_backend_x1k::isa::program_regs::OutputMode;
 use ctm_backend_x1k::isa::{ProgramDecodeError, decode_program_bytes};
 
-use super::array::{ArrayCycles, ArrayError, ProcessorArray};
+use super::array::{ArrayCycles, ArrayError, ProcessorArray, StreamFailure};
 use super::command::{Command, CommandDecodeError, ConstKind, Opcode, Pipelined};
 use super::cond::{CondLocation, CondWrite, ConditionalUnit};
 use super::format::Surface;
@@ -24,7 +24,7 @@ use super::memory::{GpuMemory, MemoryError, MemoryMap};
 use super::params::{Domain, OutputId};
 use super::perf::{CLOCKS_PER_COMMAND, PerfCounters};
 use super::program::{ProgramImage, ProgramInfo, ProgramNotes};
-use crate::x1k::interface::ElementResult;
+use crate::x1k::interface::{ElementResult, Elements};
 
 /// Why one command failed.
 #[derive(Debug, thiserror::Error)]
@@ -316,7 +316,9 @@ impl<A: ProcessorArray> Device<A> {
     /// [`ExecError`]. A failed command has no effect, except a
     /// `start_program` that fails after scheduling: the conditional-buffer
     /// writes of the PE's test, and the output writes applied before the
-    /// failing one, remain (in the caches).
+    /// failure, remain (in the caches). Results are applied while the
+    /// array runs, so when the array faults, the writes of the waves it
+    /// finished before the faulting one have been applied.
     pub fn execute(&mut self, command: &Command) -> Result<(), ExecError> {
         let opcode = command.opcode();
         if self.busy && opcode.pipelined() == Pipelined::No {
@@ -438,21 +440,15 @@ impl<A: ProcessorArray> Device<A> {
     /// The CO's test for client value `v` at (i, j), with the buffer read
     /// and the write of a passing `v` (CTM §2.1.3).
     fn co_test(&mut self, i: u32, j: u32, v: f32) -> Result<bool, ExecError> {
-        let test = self.co.test;
-        let pass = if test.reads_buffer() {
-            self.stats.cond_reads += 1;
-            let b = self.mc.read_cond(&self.memory, i, j)?;
-            test.evaluate(v, b)
-        } else {
-            test.evaluate(v, 0.0)
-        };
-        if pass && self.mc.cond_write == CondWrite::Enabled {
-            match self.mc.write_cond(&self.memory, i, j, v)? {
-                WriteOutcome::Written => self.stats.cond_writes += 1,
-                WriteOutcome::Clipped => self.stats.clipped_writes += 1,
-            }
-        }
-        Ok(pass)
+        co_test(
+            &mut self.mc,
+            &self.memory,
+            self.co,
+            &mut self.stats,
+            i,
+            j,
+            v,
+        )
     }
 
     /// `start_program` (CTM §2.1.2).
@@ -470,55 +466,150 @@ impl<A: ProcessorArray> Device<A> {
         // PE-side conditional execution: skip failing pairs before scheduling.
         self.stats.programs_started += 1;
         self.stats.domain_pairs += domain.len();
-        let mut pairs = Vec::with_capacity(domain.len() as usize);
         let pe_value = self.co.pe_value();
-        for (i, j) in domain.pairs() {
-            if self.co.location == CondLocation::Pe && !self.co_test(i, j, pe_value)? {
-                self.stats.pairs_skipped += 1;
-                continue;
+        let list = if self.co.location == CondLocation::Pe {
+            let mut list = Vec::with_capacity(domain.len() as usize);
+            for (i, j) in domain.pairs() {
+                if !self.co_test(i, j, pe_value)? {
+                    self.stats.pairs_skipped += 1;
+                    continue;
+                }
+                list.push((i, j));
             }
-            pairs.push((i, j));
-        }
+            Some(list)
+        } else {
+            None
+        };
+        // Without a PE test the whole domain runs: a rectangle, no list.
+        let pairs = match &list {
+            Some(list) => Elements::List(list),
+            None => {
+                let (i0, j0, i1, j1) = domain.bounds();
+                Elements::Rect {
+                    i0,
+                    j0,
+                    width: (i1 + 1).saturating_sub(i0),
+                    height: (j1 + 1).saturating_sub(j0),
+                }
+            }
+        };
 
+        // The results are applied while the array runs (through the MC's
+        // write side; the processors read through its read side).
+        let mut applier = Applier {
+            mc: self.mc.take_writer(),
+            memory: &self.memory,
+            co: self.co,
+            stats: &mut self.stats,
+            pe_value,
+            info: &info,
+            pairs,
+            at: 0,
+        };
         let view = self.mc.view(&self.memory);
-        let run = self.array.run(&decoded, &pairs, &view);
+        let run = self
+            .array
+            .run_streaming(&decoded, pairs, &view, &mut |results| {
+                applier.apply(results)
+            });
         let fault = view.into_fault();
-        let run = run.map_err(ExecError::Array)?;
+        let applied = applier.at;
+        self.mc.restore_writer(applier.mc);
+        let cycles = run.map_err(|e| match e {
+            StreamFailure::Array(e) => ExecError::Array(e),
+            StreamFailure::Sink(e) => e,
+        })?;
         if let Some(fault) = fault {
             return Err(ExecError::Memory(fault));
         }
-        let first_mismatch = run
-            .results
-            .iter()
-            .zip(&pairs)
-            .position(|(r, &(i, j))| (r.i, r.j) != (i, j));
-        if run.results.len() != pairs.len() || first_mismatch.is_some() {
+        if applied != pairs.len() {
             return Err(ExecError::ArrayContract {
                 expected: pairs.len(),
-                found: run.results.len(),
-                first_mismatch,
+                found: applied,
+                first_mismatch: None,
             });
         }
         self.stats.elements_run += pairs.len() as u64;
         let sums = &mut self.stats.array_cycles;
-        sums.total_cycles = sums.total_cycles.saturating_add(run.cycles.total_cycles);
-        sums.active_cycles = sums.active_cycles.saturating_add(run.cycles.active_cycles);
-        self.perf.advance(run.cycles);
+        sums.total_cycles = sums.total_cycles.saturating_add(cycles.total_cycles);
+        sums.active_cycles = sums.active_cycles.saturating_add(cycles.active_cycles);
+        self.perf.advance(cycles);
         self.busy = true;
+        Ok(())
+    }
+}
 
-        for result in &run.results {
-            self.apply_result(result, pe_value, &info)?;
+/// The CO's test for client value `v` at (i, j), with the buffer read
+/// and the write of a passing `v` (CTM §2.1.3).
+fn co_test(
+    mc: &mut MemoryController,
+    memory: &GpuMemory,
+    co: ConditionalUnit,
+    stats: &mut DeviceStats,
+    i: u32,
+    j: u32,
+    v: f32,
+) -> Result<bool, ExecError> {
+    let test = co.test;
+    let pass = if test.reads_buffer() {
+        stats.cond_reads += 1;
+        let b = mc.read_cond(memory, i, j)?;
+        test.evaluate(v, b)
+    } else {
+        test.evaluate(v, 0.0)
+    };
+    if pass && mc.cond_write == CondWrite::Enabled {
+        match mc.write_cond(memory, i, j, v)? {
+            WriteOutcome::Written => stats.cond_writes += 1,
+            WriteOutcome::Clipped => stats.clipped_writes += 1,
+        }
+    }
+    Ok(pass)
+}
+
+/// Applies the array's results as they arrive, in pair order: the
+/// conditional test at the DPP, output and UMRT writes into the MC's write
+/// caches, the device's counts.
+struct Applier<'a> {
+    /// The MC's write side (`MemoryController::take_writer`).
+    mc: MemoryController,
+    memory: &'a GpuMemory,
+    co: ConditionalUnit,
+    stats: &'a mut DeviceStats,
+    pe_value: f32,
+    info: &'a ProgramInfo,
+    /// The pairs run, to check the array's contract.
+    pairs: Elements<'a>,
+    /// Results applied so far.
+    at: usize,
+}
+
+impl Applier<'_> {
+    /// Apply the next results (they continue the pairs where the last
+    /// slice ended).
+    fn apply(&mut self, results: &[ElementResult]) -> Result<(), ExecError> {
+        let at = self.at;
+        let pairs = self.pairs;
+        let mismatch = results
+            .iter()
+            .enumerate()
+            .position(|(k, r)| pairs.get(at + k) != Some((r.i, r.j)));
+        if let Some(k) = mismatch {
+            return Err(ExecError::ArrayContract {
+                expected: self.pairs.len(),
+                found: self.at + results.len(),
+                first_mismatch: Some(self.at + k),
+            });
+        }
+        self.at += results.len();
+        for result in results {
+            self.apply_result(result)?;
         }
         Ok(())
     }
 
     /// Apply one element's writes (CTM §2.1.1, §2.1.3, §3.3.8).
-    fn apply_result(
-        &mut self,
-        result: &ElementResult,
-        pe_value: f32,
-        info: &ProgramInfo,
-    ) -> Result<(), ExecError> {
+    fn apply_result(&mut self, result: &ElementResult) -> Result<(), ExecError> {
         if result.killed {
             // A killed element writes no render target and no conditional
             // value, and the CO is not consulted; the uncached writes it
@@ -530,20 +621,28 @@ impl<A: ProcessorArray> Device<A> {
             // The value comes from the program (W_OMASK, FG_DEPTH_SRC bit 0)
             // or else is the PE's (§2.1.1).
             let v = match result.conditional_value {
-                Some(v) if info.fg_depth_src.shader_exports_w => v,
-                _ => pe_value,
+                Some(v) if self.info.fg_depth_src.shader_exports_w => v,
+                _ => self.pe_value,
             };
-            if !self.co_test(result.i, result.j, v)? {
+            if !co_test(
+                &mut self.mc,
+                self.memory,
+                self.co,
+                self.stats,
+                result.i,
+                result.j,
+                v,
+            )? {
                 self.stats.outputs_suppressed += 1;
                 return Ok(());
             }
         }
-        if info.us_config.output_mode == OutputMode::Cached {
+        if self.info.us_config.output_mode == OutputMode::Cached {
             for (k, target) in result.targets.iter().enumerate() {
                 let Some(write) = target else { continue };
                 let output = OutputId::new(k as u8).unwrap_or_default();
                 match self.mc.write_output(
-                    &self.memory,
+                    self.memory,
                     output,
                     result.i,
                     result.j,
@@ -568,7 +667,7 @@ impl<A: ProcessorArray> Device<A> {
             let coord = |c: f32| (c.is_finite() && c >= 0.0).then_some(c as u32);
             let outcome = match (coord(umrt.x), coord(umrt.y)) {
                 (Some(x), Some(y)) => self.mc.write_output(
-                    &self.memory,
+                    self.memory,
                     OutputId::default(),
                     x,
                     y,

@@ -1,11 +1,13 @@
 //! The processor array as the CTM device drives it: [`Dpp`] implements the
 //! device's [`ProcessorArray`] trait (`docs/ctm-device.md` §11) on top of
-//! [`run_program`], and keeps each run's statistics, batch timings and
+//! [`run_program`] (streamed: [`run_program_streaming`]), and keeps each run's statistics, batch timings and
 //! warnings for the driver (`--stats`, `--trace`).
 
-use super::{BatchTiming, DppOptions, DppStats, Warning, run_program};
-use crate::x1k::device::array::{ArrayCycles, ArrayError, ArrayRun, ProcessorArray};
-use crate::x1k::interface::{DppMemory, Program};
+use super::{
+    BatchTiming, DppOptions, DppStats, StreamError, Warning, run_program, run_program_streaming,
+};
+use crate::x1k::device::array::{ArrayCycles, ArrayError, ArrayRun, ProcessorArray, StreamFailure};
+use crate::x1k::interface::{DppMemory, ElementResult, Elements, Program};
 
 /// What one `start_program` run of the array recorded.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -81,6 +83,31 @@ impl ProcessorArray for Dpp {
             results: run.results,
             cycles,
         })
+    }
+
+    fn run_streaming<E: Send>(
+        &mut self,
+        program: &Program,
+        pairs: Elements<'_>,
+        memory: &dyn DppMemory,
+        sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
+    ) -> Result<ArrayCycles, StreamFailure<E>> {
+        let run = run_program_streaming(program, pairs, memory, &self.options, sink).map_err(
+            |e| match e {
+                StreamError::Fault(f) => StreamFailure::Array(Box::new(f)),
+                StreamError::Sink(e) => StreamFailure::Sink(e),
+            },
+        )?;
+        let cycles = ArrayCycles {
+            total_cycles: run.stats.cycles,
+            active_cycles: active_cycles(&run.batches).min(run.stats.cycles),
+        };
+        self.runs.push(RunRecord {
+            stats: run.stats,
+            batches: run.batches,
+            warnings: run.warnings,
+        });
+        Ok(cycles)
     }
 }
 

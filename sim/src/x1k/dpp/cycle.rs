@@ -154,9 +154,30 @@ enum Cause {
     AluDrain,
 }
 
+/// What one dispatcher's schedule gave.
+#[derive(Default)]
+struct DispatcherRun {
+    /// (admit, start, end) of its batches, in its order (`d`, `d + D`, ...).
+    timings: Vec<(u64, u64, u64)>,
+    stalls: StallCycles,
+    max_in_flight: u32,
+    residency: u64,
+    finish: u64,
+}
+
 /// Schedule `batches` with `in_flight` resident batches per dispatcher.
+///
+/// Dispatchers share nothing but the memory-bandwidth bound (applied by
+/// the caller), so each is simulated alone, in parallel; the sums and
+/// maxima are merged in dispatcher order (integers: the result does not
+/// depend on the order).
 pub(crate) fn schedule(model: &CycleModel, batches: &[BatchInput<'_>], in_flight: u32) -> Schedule {
+    use rayon::prelude::*;
     let d_count = model.dispatchers.max(1) as usize;
+    let runs: Vec<DispatcherRun> = (0..d_count)
+        .into_par_iter()
+        .map(|d| schedule_dispatcher(model, batches, d, d_count, in_flight))
+        .collect();
     let mut out = Schedule {
         batches: batches
             .iter()
@@ -173,80 +194,109 @@ pub(crate) fn schedule(model: &CycleModel, batches: &[BatchInput<'_>], in_flight
             .collect(),
         ..Schedule::default()
     };
-    let mut finish = vec![0u64; d_count];
     let mut residency = 0u64;
-    for (d, finish_d) in finish.iter_mut().enumerate() {
-        let mine: Vec<usize> = (d..batches.len()).step_by(d_count).collect();
-        let mut seg = vec![0usize; batches.len()];
-        let mut tex_done = vec![0u64; batches.len()];
-        let mut cause = vec![Cause::Admission; batches.len()];
-        let mut started = vec![false; batches.len()];
-        let mut heap = BinaryHeap::new();
-        let mut next = 0usize;
-        let mut resident = 0u32;
-        let (mut alu_free, mut tu_free) = (0u64, 0u64);
-        while next < mine.len() && resident < in_flight {
-            heap.push(Reverse((0u64, mine[next])));
-            next += 1;
-            resident += 1;
-        }
-        out.max_in_flight = out.max_in_flight.max(resident);
-        while let Some(Reverse((ready, b))) = heap.pop() {
-            if ready > alu_free {
-                let idle = ready - alu_free;
-                match cause[b] {
-                    Cause::Semaphore => out.stalls.semaphore += idle,
-                    Cause::AluDrain => out.stalls.alu_wait += idle,
-                    Cause::Admission => out.stalls.drain += idle,
-                }
-                alu_free = ready;
-            }
-            if !started[b] {
-                started[b] = true;
-                out.batches[b].start_cycle = alu_free;
-            }
-            let Some(s) = batches[b].segments.get(seg[b]).copied() else {
-                // A batch without segments (cannot happen: every run closes one).
-                continue;
-            };
-            seg[b] += 1;
-            let start = alu_free;
-            alu_free += s.issue_cycles;
-            if s.tex_cycles > 0 {
-                let ts = tu_free.max(start + s.tex_offset);
-                tu_free = ts + s.tex_cycles;
-                tex_done[b] = tu_free + model.texture_latency;
-            }
-            match s.end {
-                SegmentEnd::Semaphore => {
-                    cause[b] = Cause::Semaphore;
-                    heap.push(Reverse((alu_free.max(tex_done[b]), b)));
-                }
-                SegmentEnd::AluDrain => {
-                    cause[b] = Cause::AluDrain;
-                    heap.push(Reverse((alu_free + model.alu_latency, b)));
-                }
-                SegmentEnd::Finish => {
-                    out.batches[b].end_cycle = alu_free;
-                    residency += alu_free - out.batches[b].admit_cycle;
-                    // The freed context admits the next batch.
-                    if next < mine.len() {
-                        let nb = mine[next];
-                        next += 1;
-                        out.batches[nb].admit_cycle = alu_free;
-                        heap.push(Reverse((alu_free, nb)));
-                    }
-                }
+    for (d, run) in runs.iter().enumerate() {
+        for (k, &(admit, start, end)) in run.timings.iter().enumerate() {
+            if let Some(t) = out.batches.get_mut(d + k * d_count) {
+                t.admit_cycle = admit;
+                t.start_cycle = start;
+                t.end_cycle = end;
             }
         }
-        *finish_d = alu_free;
+        out.stalls.semaphore += run.stalls.semaphore;
+        out.stalls.alu_wait += run.stalls.alu_wait;
+        out.stalls.drain += run.stalls.drain;
+        out.max_in_flight = out.max_in_flight.max(run.max_in_flight);
+        residency += run.residency;
     }
-    out.cycles = finish.iter().copied().max().unwrap_or(0);
-    out.stalls.drain += finish.iter().map(|f| out.cycles - f).sum::<u64>();
+    out.cycles = runs.iter().map(|r| r.finish).max().unwrap_or(0);
+    out.stalls.drain += runs.iter().map(|r| out.cycles - r.finish).sum::<u64>();
     if out.cycles > 0 {
         out.mean_in_flight = residency as f64 / (out.cycles as f64 * d_count as f64);
     }
     out
+}
+
+/// The event-queue simulation of dispatcher `d` (its batches are `d`,
+/// `d + d_count`, ...; local index k is batch `d + k·d_count`).
+fn schedule_dispatcher(
+    model: &CycleModel,
+    batches: &[BatchInput<'_>],
+    d: usize,
+    d_count: usize,
+    in_flight: u32,
+) -> DispatcherRun {
+    let mine: Vec<usize> = (d..batches.len()).step_by(d_count).collect();
+    let n = mine.len();
+    let mut run = DispatcherRun {
+        timings: vec![(0, 0, 0); n],
+        ..DispatcherRun::default()
+    };
+    let mut seg = vec![0usize; n];
+    let mut tex_done = vec![0u64; n];
+    let mut cause = vec![Cause::Admission; n];
+    let mut started = vec![false; n];
+    let mut heap = BinaryHeap::new();
+    let mut next = 0usize;
+    let mut resident = 0u32;
+    let (mut alu_free, mut tu_free) = (0u64, 0u64);
+    while next < n && resident < in_flight {
+        heap.push(Reverse((0u64, next)));
+        next += 1;
+        resident += 1;
+    }
+    run.max_in_flight = resident;
+    // Local indices order as the global ones (both increase with the
+    // batch), so the heap's tie-breaking (oldest first) is unchanged.
+    while let Some(Reverse((ready, k))) = heap.pop() {
+        if ready > alu_free {
+            let idle = ready - alu_free;
+            match cause[k] {
+                Cause::Semaphore => run.stalls.semaphore += idle,
+                Cause::AluDrain => run.stalls.alu_wait += idle,
+                Cause::Admission => run.stalls.drain += idle,
+            }
+            alu_free = ready;
+        }
+        if !started[k] {
+            started[k] = true;
+            run.timings[k].1 = alu_free;
+        }
+        let Some(s) = batches[mine[k]].segments.get(seg[k]).copied() else {
+            // A batch without segments (cannot happen: every run closes one).
+            continue;
+        };
+        seg[k] += 1;
+        let start = alu_free;
+        alu_free += s.issue_cycles;
+        if s.tex_cycles > 0 {
+            let ts = tu_free.max(start + s.tex_offset);
+            tu_free = ts + s.tex_cycles;
+            tex_done[k] = tu_free + model.texture_latency;
+        }
+        match s.end {
+            SegmentEnd::Semaphore => {
+                cause[k] = Cause::Semaphore;
+                heap.push(Reverse((alu_free.max(tex_done[k]), k)));
+            }
+            SegmentEnd::AluDrain => {
+                cause[k] = Cause::AluDrain;
+                heap.push(Reverse((alu_free + model.alu_latency, k)));
+            }
+            SegmentEnd::Finish => {
+                run.timings[k].2 = alu_free;
+                run.residency += alu_free - run.timings[k].0;
+                // The freed context admits the next batch.
+                if next < n {
+                    run.timings[next].0 = alu_free;
+                    heap.push(Reverse((alu_free, next)));
+                    next += 1;
+                }
+            }
+        }
+    }
+    run.finish = alu_free;
+    run
 }
 
 #[cfg(test)]

@@ -79,8 +79,8 @@ fn alu_wait(group: &mut Group) {
 }
 
 /// Run the program for `elements` (at most [`super::MAX_GROUP_SIZE`]),
-/// writing one result per element into `out` (same length, default
-/// results), with the
+/// writing one result per element into `out` (same length; each slot is
+/// overwritten whole), with the
 /// allocations of `spare` (left there again for the next group).
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
@@ -257,8 +257,8 @@ pub(crate) fn run_group(
         let conditional_value = if killed { None } else { lane_out.conditional };
         output_channels += u64::from(conditional_value.is_some());
         killed_count += u64::from(killed);
-        // Field by field, without reading the slot (a default value, far
-        // in memory): its UMRT list is empty, replaced only by a non-empty one.
+        // Field by field: the slot may hold an earlier wave's result
+        // (buffers are reused), so a stale UMRT list is cleared.
         slot.i = i;
         slot.j = j;
         slot.killed = killed;
@@ -266,6 +266,8 @@ pub(crate) fn run_group(
         slot.conditional_value = conditional_value;
         if !group.umrt[lane].is_empty() {
             slot.umrt = std::mem::take(&mut group.umrt[lane]);
+        } else if !slot.umrt.is_empty() {
+            slot.umrt.clear();
         }
     }
     let outcome = GroupOutcome {

@@ -58,7 +58,7 @@ pub use state::MAX_GROUP_SIZE;
 pub use stats::DppStats;
 pub use timing::Counters;
 
-use crate::x1k::interface::{DppMemory, ElementResult, Program};
+use crate::x1k::interface::{DppMemory, ElementResult, Elements, Program};
 use flow::FcConstants;
 use group::{GroupOutcome, RunContext};
 use state::Spare;
@@ -79,6 +79,13 @@ pub struct DppOptions {
     pub cycle_model: CycleModel,
     /// How instructions are executed (results are the same bit for bit).
     pub engine: Engine,
+    /// Counts finished elements for a progress display (none by default).
+    pub progress: Progress,
+    /// Whether the driver builds per-batch trace events (`ctmc --trace`).
+    /// The array keeps its batch timings either way (a few bytes per
+    /// batch); the driver's events cost about a kilobyte per batch, so
+    /// they are made only when asked for (off by default).
+    pub trace: bool,
 }
 
 /// How the array executes instructions. Both engines give the same
@@ -103,6 +110,8 @@ impl Default for DppOptions {
             hazards: HazardPolicy::Fault,
             cycle_model: CycleModel::default(),
             engine: Engine::Fast,
+            progress: Progress::default(),
+            trace: false,
         }
     }
 }
@@ -120,7 +129,9 @@ pub struct DppRun {
     pub warnings: Vec<Warning>,
 }
 
-/// Run `program` once for each index pair of `elements`.
+/// Run `program` once for each index pair of `elements`, collecting every
+/// element's result (tests and bare runs; the device streams them instead,
+/// [`run_program_streaming`]).
 ///
 /// # Errors
 ///
@@ -135,14 +146,123 @@ pub fn run_program(
     memory: &dyn DppMemory,
     options: &DppOptions,
 ) -> Result<DppRun, DppFault> {
+    let mut results: Vec<ElementResult> = Vec::new();
+    let mut collect = |wave: &[ElementResult]| -> Result<(), std::convert::Infallible> {
+        results.extend_from_slice(wave);
+        Ok(())
+    };
+    match run_program_streaming(
+        program,
+        Elements::List(elements),
+        memory,
+        options,
+        &mut collect,
+    ) {
+        Ok(summary) => Ok(DppRun {
+            results,
+            stats: summary.stats,
+            batches: summary.batches,
+            warnings: summary.warnings,
+        }),
+        Err(StreamError::Fault(f)) => Err(f),
+        Err(StreamError::Sink(never)) => match never {},
+    }
+}
+
+/// What a streamed run produced besides the element results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DppSummary {
+    /// Statistics.
+    pub stats: DppStats,
+    /// When each batch ran (for a Chrome trace).
+    pub batches: Vec<BatchTiming>,
+    /// Hazards seen under [`HazardPolicy::Warn`], in slot order.
+    pub warnings: Vec<Warning>,
+}
+
+/// Why a streamed run stopped.
+#[derive(Debug)]
+pub enum StreamError<E> {
+    /// The program broke a rule (the first in element order).
+    Fault(DppFault),
+    /// The sink refused a wave of results.
+    Sink(E),
+}
+
+/// A shared count of the elements a run has finished, for a progress
+/// display: the array adds each group's elements when the group is done
+/// (one relaxed atomic add per group). Clones share the count; two
+/// counters are equal when they are the same count (or both absent).
+#[derive(Clone, Debug, Default)]
+pub struct Progress(Option<std::sync::Arc<std::sync::atomic::AtomicU64>>);
+
+impl Progress {
+    /// A new counter at 0.
+    pub fn new() -> Self {
+        Progress(Some(Default::default()))
+    }
+
+    /// Elements finished so far (0 for an absent counter).
+    pub fn done(&self) -> u64 {
+        self.0
+            .as_ref()
+            .map_or(0, |c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    fn add(&self, n: u64) {
+        if let Some(c) = &self.0 {
+            c.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+impl PartialEq for Progress {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Groups per wave of a streamed run, per worker thread (at least
+/// [`WAVE_MIN_GROUPS`] in all): enough parallel slack for rayon, while the
+/// results held at once stay a few MB whatever the domain.
+const WAVE_GROUPS_PER_THREAD: usize = 32;
+/// The smallest wave, in groups.
+const WAVE_MIN_GROUPS: usize = 128;
+
+/// Run `program` once for each index pair of `elements`, handing the
+/// results to `sink` wave by wave, in element order, while the next wave
+/// runs (the sink runs on one worker thread, overlapped with the groups of
+/// the next wave; it gets each element once, in the order given).
+/// Memory: two waves of results, a few MB, whatever the number of
+/// elements, plus one segment list and one timing per batch.
+///
+/// Results, statistics, batch timings, warnings and faults are those of
+/// [`run_program`] bit for bit (it is this function with a collecting sink).
+///
+/// # Errors
+///
+/// [`StreamError::Fault`] as [`run_program`]'s faults (waves before the
+/// faulting one have been handed to the sink);
+/// [`StreamError::Sink`] with the sink's first error (the run stops).
+pub fn run_program_streaming<E: Send>(
+    program: &Program,
+    elements: Elements<'_>,
+    memory: &dyn DppMemory,
+    options: &DppOptions,
+    sink: &mut (dyn FnMut(&[ElementResult]) -> Result<(), E> + Send),
+) -> Result<DppSummary, StreamError<E>> {
     let plan = prepare::prepare(program);
     let group_size = options.group_size.clamp(1, MAX_GROUP_SIZE);
     let model = &options.cycle_model;
     if elements.is_empty() {
-        return Ok(DppRun::default());
+        return Ok(DppSummary::default());
     }
     if let Some((slot, kind)) = plan.program_fault.clone() {
-        return Err(DppFault::new(slot, kind));
+        return Err(StreamError::Fault(DppFault::new(slot, kind)));
     }
     let consts: Vec<[f32; 4]> = (0..=255u8).map(|i| memory.float_constant(i)).collect();
     let bound = match options.engine {
@@ -175,48 +295,73 @@ pub fn run_program(
         policy: options.hazards,
         engine: options.engine,
     };
-    // The results are made in parallel, then each group writes its own in
-    // place; each worker reuses one group's allocations from group to group.
-    let mut results = Vec::with_capacity(elements.len());
-    elements
-        .par_iter()
-        .map(|_| ElementResult::default())
-        .collect_into_vec(&mut results);
-    let outcomes: Vec<Result<GroupOutcome, DppFault>> = elements
-        .par_chunks(group_size)
-        .zip(results.par_chunks_mut(group_size))
-        .map_init(Spare::default, |spare, (chunk, out)| {
-            group::run_group(&ctx, chunk, out, spare)
-        })
-        .collect();
+    let wave_groups = (WAVE_GROUPS_PER_THREAD * rayon::current_num_threads()).max(WAVE_MIN_GROUPS);
+    let wave_len = wave_groups * group_size;
+    let progress = &options.progress;
+    // Run one wave's groups in parallel into `out` (reused from wave to
+    // wave: each group overwrites its slots); each worker reuses one
+    // group's allocations from group to group.
+    let compute = |wave: &[(u32, u32)], out: &mut Vec<ElementResult>| {
+        out.resize_with(wave.len(), ElementResult::default);
+        wave.par_chunks(group_size)
+            .zip(out.par_chunks_mut(group_size))
+            .map_init(Spare::default, |spare, (chunk, out)| {
+                let outcome = group::run_group(&ctx, chunk, out, spare);
+                progress.add(chunk.len() as u64);
+                outcome
+            })
+            .collect::<Vec<Result<GroupOutcome, DppFault>>>()
+    };
 
     let mut counters = Counters::default();
-    let mut profiles = Vec::with_capacity(outcomes.len());
+    let mut profiles = Vec::with_capacity(elements.len().div_ceil(group_size));
     let mut warnings: Vec<Warning> = Vec::new();
     let (mut killed, mut output_channels) = (0u64, 0u64);
-    for outcome in outcomes {
-        let outcome = outcome?;
-        counters.add(&outcome.profile.counters);
-        killed += outcome.killed;
-        output_channels += outcome.output_channels;
-        for (slot, kind, count) in outcome.warnings {
-            match warnings
-                .iter_mut()
-                .find(|w| w.slot == slot && w.kind == kind)
-            {
-                Some(w) => w.count += count,
-                None => warnings.push(Warning {
-                    slot,
-                    rule: kind.rule(),
-                    kind,
-                    count,
-                }),
+    let mut merge = |outcomes: Vec<Result<GroupOutcome, DppFault>>| -> Result<(), DppFault> {
+        for outcome in outcomes {
+            let outcome = outcome?;
+            counters.add(&outcome.profile.counters);
+            killed += outcome.killed;
+            output_channels += outcome.output_channels;
+            for (slot, kind, count) in outcome.warnings {
+                match warnings
+                    .iter_mut()
+                    .find(|w| w.slot == slot && w.kind == kind)
+                {
+                    Some(w) => w.count += count,
+                    None => warnings.push(Warning {
+                        slot,
+                        rule: kind.rule(),
+                        kind,
+                        count,
+                    }),
+                }
             }
+            profiles.push(outcome.profile.segments);
         }
-        profiles.push(outcome.profile.segments);
-    }
-    warnings.sort_by_key(|w| w.slot);
+        Ok(())
+    };
 
+    // Wave k's results go to the sink while wave k+1 runs.
+    let (mut ready, mut spare_buf) = (Vec::new(), Vec::new());
+    // The pairs of a wave (made per wave for a rectangle: no per-element
+    // list of the whole run).
+    let mut pairs = Vec::new();
+    let first = elements.slice(0, wave_len, &mut pairs);
+    let outcomes = compute(first, &mut ready);
+    merge(outcomes).map_err(StreamError::Fault)?;
+    let mut start = wave_len;
+    while start < elements.len() {
+        let wave = elements.slice(start, start + wave_len, &mut pairs);
+        let (sunk, outcomes) = rayon::join(|| sink(&ready), || compute(wave, &mut spare_buf));
+        sunk.map_err(StreamError::Sink)?;
+        merge(outcomes).map_err(StreamError::Fault)?;
+        std::mem::swap(&mut ready, &mut spare_buf);
+        start += wave_len;
+    }
+    // The last wave's results go to the sink while the batches are
+    // scheduled.
+    warnings.sort_by_key(|w| w.slot);
     let registers = plan.nregs as u32;
     let in_flight = model.batches_in_flight(registers, plan.full_fc);
     let inputs: Vec<cycle::BatchInput<'_>> = profiles
@@ -231,12 +376,17 @@ pub fn run_program(
             }
         })
         .collect();
-    let mut schedule = cycle::schedule(model, &inputs, in_flight);
+    let (sunk, mut schedule) = rayon::join(
+        || sink(&ready),
+        || cycle::schedule(model, &inputs, in_flight),
+    );
+    sunk.map_err(StreamError::Sink)?;
+    drop((ready, spare_buf));
     let stats = DppStats::build(stats::StatsInput {
         model,
         counters: &counters,
         schedule: &schedule,
-        elements: results.len() as u64,
+        elements: elements.len() as u64,
         killed,
         output_channels,
         group_size: group_size as u32,
@@ -255,8 +405,7 @@ pub fn run_program(
             b.end_cycle = scale(b.end_cycle);
         }
     }
-    Ok(DppRun {
-        results,
+    Ok(DppSummary {
         stats,
         batches: schedule.batches,
         warnings,
