@@ -250,6 +250,14 @@ impl Module {
         self.node(v.node).outputs[v.port as usize]
     }
 
+    /// The visits made so far by the graph primitives of the live regions
+    /// ([`crate::dfg::Dfg::work`]): a machine-independent measure of the
+    /// work the passes did, which the scaling tests compare across input
+    /// sizes instead of timing anything.
+    pub fn work(&self) -> u64 {
+        self.regions.iter().flatten().map(|r| r.graph.work()).sum()
+    }
+
     /// The ids of region `r`'s nodes.
     pub fn nodes(&self, r: RegionId) -> Vec<NodeId> {
         self.region(r)

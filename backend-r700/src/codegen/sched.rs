@@ -389,6 +389,11 @@ fn expand_dot4(ops: &mut Vec<AluOp>, i: usize, mir: &mut Mir) {
     }
 }
 
+/// How many ready ops, best first, the scheduler tries for one group once
+/// the group holds something. Only segments with more ready ops than this
+/// at once (none of the examples) schedule differently from a full scan.
+const SCAN_LIMIT: usize = 256;
+
 fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<Group>, Retry> {
     let n = ops.len();
     let deps = dependencies(ops, mir);
@@ -419,6 +424,8 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
     let mut pool: std::collections::BTreeSet<(std::cmp::Reverse<usize>, usize)> =
         (0..n).filter(|&i| unmet[i] == 0).map(key).collect();
     let trans_only = |i: usize| ops[i].opc.unit_class() == UnitClass::Trans;
+    // Trans-only ops in the pool.
+    let mut pool_trans = pool.iter().filter(|&&(_, k)| trans_only(k)).count();
     let mut group_of: Vec<Option<usize>> = vec![None; n];
     let mut groups: Vec<Group> = Vec::new();
     let mut done = 0;
@@ -427,12 +434,18 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
         let mut fill = Fill::default();
         let mut group: Group = SmallVec::new();
         // Trans-only ready ops not yet placed in this group.
-        let mut trans_waiting = pool.iter().filter(|&&(_, k)| trans_only(k)).count();
+        let mut trans_waiting = pool_trans;
         // Pass 1: ops that can only use one kind of unit first, so a
         // flexible op does not take the only unit a rigid one can use.
-        for &(_, i) in &pool {
+        for (tried, &(_, i)) in pool.iter().enumerate() {
             if fill.used.iter().all(|&u| u) {
                 // Full: no op can join (`try_add` needs a free unit).
+                break;
+            }
+            if tried >= SCAN_LIMIT && !group.is_empty() {
+                // A group that the best SCAN_LIMIT ready ops did not fill
+                // closes, so a segment with thousands of ready ops (wide
+                // code) is not scanned whole for every group.
                 break;
             }
             let slots = allowed_slots(&ops[i], chans);
@@ -514,10 +527,12 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
         // predecessors are now all placed join it for the next group.
         for &(i, _) in &group {
             if pool.remove(&key(i)) {
+                pool_trans -= usize::from(trans_only(i));
                 for &j in &succs[i] {
                     unmet[j] -= 1;
                     if unmet[j] == 0 {
                         pool.insert(key(j));
+                        pool_trans += usize::from(trans_only(j));
                     }
                 }
             }
