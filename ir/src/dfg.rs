@@ -321,7 +321,7 @@ impl<N, E> Dfg<N, E> {
                     .iter()
                     .map(|&e| (self.edges[e as usize].as_ref().map_or(0, |d| d.seq), e))
                     .collect();
-                v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+                v.sort_unstable_by_key(|&(seq, _)| std::cmp::Reverse(seq));
                 v.into_iter().map(|(_, e)| self.edge_ref(e)).collect()
             }
         };
