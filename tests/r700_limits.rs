@@ -199,3 +199,28 @@ fn domain_at_and_past_8192() {
             .stderr_has("8192");
     }
 }
+
+#[test]
+fn reduction_input_at_and_past_8192() {
+    // Issue 13: a reduction whose input exceeds the target's textures is
+    // "cannot run on the target" (exit 2), never an internal error.
+    let w = Work::new();
+    let file = w.file("sum.ck", common::SUM);
+    w.ctmc(&[
+        &file,
+        "--target",
+        "r700",
+        "--simulate",
+        "--check",
+        "--domain",
+        "8192x1",
+    ])
+    .expect(0)
+    .stdout_has("check passed");
+    for d in ["8193x1", "1x8193", "100000x1"] {
+        w.ctmc(&[&file, "--target", "r700", "--simulate", "--domain", d])
+            .expect(2)
+            .stderr_has("cannot run on the target")
+            .stderr_has("8192");
+    }
+}

@@ -3,10 +3,10 @@
 //! stage: the front end (parse and check for x1k, which refuses 100k with
 //! CK0054), lowering, the IR passes at
 //! -O2, and x1k code generation (which refuses the larger kernels with
-//! CK0072 after selection). `cargo bench -p ctm-backend-x1k --bench
-//! scaling`; results and the growth per 10× in `docs/backend-x1k.md` §7.
-//! Stages that are known to grow faster than linearly are measured only
-//! up to 10k (`docs/backend-x1k.md` §7 says why).
+//! CK0072 after selection, before scheduling). `cargo bench -p
+//! ctm-backend-x1k --bench scaling`; results and the growth per 10× in
+//! `docs/backend-x1k.md` §7. The R700's counterpart is
+//! `backend-r700/benches/scaling.rs`.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ctm_backend_x1k::codegen::{Options, compile, cost::X1kCost};
@@ -64,9 +64,6 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("lower", n), &n, |b, _| {
             b.iter(|| ctm_ir::lower::lower_kernel(black_box(&p), k))
         });
-        if n > 10_000 {
-            continue;
-        }
         let lowered = ctm_ir::lower::lower_kernel(&p, k);
         g.bench_with_input(BenchmarkId::new("passes -O2", n), &n, |b, _| {
             b.iter(|| ctm_ir::passes::pipeline(lowered.clone(), OptLevel::O2, &X1kCost))

@@ -128,11 +128,9 @@ fn remove_result(m: &mut Module, r: RegionId, k: usize) {
 /// Shifts the ports of `n`'s input edges above `port` down by one, after
 /// that input was removed.
 fn remove_input_port(m: &mut Module, n: NodeId, port: u16) {
-    use petgraph::Direction;
-    use petgraph::visit::EdgeRef;
     let g = &mut m.region_mut(n.region).graph;
     let edges: Vec<_> = g
-        .edges_directed(n.index, Direction::Incoming)
+        .incoming(n.index)
         .map(|e| (e.id(), e.weight().to_port))
         .collect();
     for (id, p) in edges {
@@ -149,11 +147,9 @@ fn remove_input_port(m: &mut Module, n: NodeId, port: u16) {
 /// Shifts the ports of `n`'s output edges above `port` down by one, after
 /// that output (which must be unused) was removed.
 fn remove_output_port(m: &mut Module, n: NodeId, port: u16) {
-    use petgraph::Direction;
-    use petgraph::visit::EdgeRef;
     let g = &mut m.region_mut(n.region).graph;
     let edges: Vec<_> = g
-        .edges_directed(n.index, Direction::Outgoing)
+        .outgoing(n.index)
         .map(|e| (e.id(), e.weight().from_port))
         .collect();
     for (id, p) in edges {

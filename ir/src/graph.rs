@@ -2,7 +2,7 @@
 //! edges, and the operations that build and edit them.
 //!
 //! A module is one kernel. Its regions live in an arena indexed by
-//! [`RegionId`]; each region is a petgraph `StableGraph` whose nodes are
+//! [`RegionId`]; each region is a [`Dfg`] whose nodes are
 //! operations and whose edges are operands, each edge recording which
 //! output of its source feeds which input port of its target. Edges never
 //! leave a region: a value enters a nested region only as an input of the
@@ -10,12 +10,11 @@
 //! [`NodeId`], which carries its region, so an id used in the wrong region
 //! is caught by the verifier instead of silently naming another node.
 
+pub use crate::dfg::NodeIndex;
+use crate::dfg::{Dfg, Direction};
 use crate::op::{Gamma, LoopInfo, Op, ParamInfo, Theta};
 use crate::types::Ty;
 use ctm_frontend::tast::ParamId;
-use petgraph::Direction;
-use petgraph::stable_graph::{NodeIndex, StableGraph};
-use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -116,7 +115,7 @@ pub struct Edge {
 #[derive(Clone, Debug)]
 pub struct Region {
     /// The nodes and operand edges.
-    pub graph: StableGraph<Node, Edge>,
+    pub graph: Dfg<Node, Edge>,
     /// The `Argument(i)` nodes, by `i`.
     pub arguments: Vec<NodeIndex>,
     /// The `Result(i)` nodes, by `i`.
@@ -184,7 +183,7 @@ impl Module {
     pub fn new_region(&mut self, args: &[Ty]) -> RegionId {
         let id = RegionId(self.regions.len() as u32);
         let mut region = Region {
-            graph: StableGraph::new(),
+            graph: Dfg::new(),
             arguments: Vec::new(),
             results: Vec::new(),
             owner: None,
@@ -251,6 +250,14 @@ impl Module {
         self.node(v.node).outputs[v.port as usize]
     }
 
+    /// The visits made so far by the graph primitives of the live regions
+    /// ([`crate::dfg::Dfg::work`]): a machine-independent measure of the
+    /// work the passes did, which the scaling tests compare across input
+    /// sizes instead of timing anything.
+    pub fn work(&self) -> u64 {
+        self.regions.iter().flatten().map(|r| r.graph.work()).sum()
+    }
+
     /// The ids of region `r`'s nodes.
     pub fn nodes(&self, r: RegionId) -> Vec<NodeId> {
         self.region(r)
@@ -286,7 +293,7 @@ impl Module {
         };
         // A result node has one input: no need to collect and sort.
         let g = &self.region(r).graph;
-        let mut edges = g.edges_directed(n.index, Direction::Incoming);
+        let mut edges = g.incoming(n.index);
         match (edges.next(), edges.next()) {
             (Some(e), None) if e.weight().to_port == 0 => Value {
                 node: NodeId {
@@ -368,7 +375,7 @@ impl Module {
     pub fn inputs(&self, n: NodeId) -> SmallVec<[Value; 4]> {
         let g = &self.region(n.region).graph;
         let mut edges: SmallVec<[(u16, Value); 4]> = SmallVec::new();
-        for e in g.edges_directed(n.index, Direction::Incoming) {
+        for e in g.incoming(n.index) {
             edges.push((
                 e.weight().to_port,
                 Value {
@@ -380,17 +387,11 @@ impl Module {
                 },
             ));
         }
-        // Edges come newest first, usually in descending port order.
-        if edges.windows(2).all(|w| w[0].0 > w[1].0) {
-            edges.reverse();
-        } else {
+        // Edges come oldest first, usually in ascending port order.
+        if !edges.windows(2).all(|w| w[0].0 < w[1].0) {
             edges.sort_by_key(|(p, _)| *p);
         }
-        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(edges.len());
-        for (_, v) in edges {
-            out.push(v);
-        }
-        out
+        edges.into_iter().map(|(_, v)| v).collect()
     }
 
     /// The uses of value `v`: (user node, input port).
@@ -412,11 +413,7 @@ impl Module {
 
     /// `true` if any output of `n` is used.
     pub fn has_users(&self, n: NodeId) -> bool {
-        self.region(n.region)
-            .graph
-            .edges_directed(n.index, Direction::Outgoing)
-            .next()
-            .is_some()
+        self.region(n.region).graph.out_degree(n.index) > 0
     }
 
     /// Makes every use of `old` use `new` instead (same region).
@@ -432,8 +429,8 @@ impl Module {
     /// Replaces input `port` of `n` with `v`.
     pub fn set_input(&mut self, n: NodeId, port: u16, v: Value) {
         let g = &mut self.region_mut(n.region).graph;
-        let old: Vec<_> = g
-            .edges_directed(n.index, Direction::Incoming)
+        let old: SmallVec<[_; 2]> = g
+            .incoming(n.index)
             .filter(|e| e.weight().to_port == port)
             .map(|e| e.id())
             .collect();
@@ -545,7 +542,7 @@ impl Module {
                 region: r,
                 index: n,
             });
-            for e in g.edges_directed(n, Direction::Outgoing) {
+            for e in g.outgoing(n) {
                 let d = indegree.get_mut(e.target().index())?;
                 *d -= 1;
                 if *d == 0 {

@@ -3,8 +3,8 @@
 //! # Semantics
 //!
 //! A [`Module`] is one kernel. Its body is a tree of [`graph::Region`]s,
-//! each an acyclic dataflow graph of [`op::Op`] nodes (a petgraph
-//! `StableGraph`). A node's inputs are ordered by port; it computes its
+//! each an acyclic dataflow graph of [`op::Op`] nodes (stored in a
+//! [`dfg::Dfg`]). A node's inputs are ordered by port; it computes its
 //! outputs from its inputs only, so any order consistent with the edges
 //! gives the same values. There is no other control flow than:
 //!
@@ -27,7 +27,7 @@
 //! # Crate map
 //!
 //! [`types`] and [`op`] define values and operations; [`graph`] the
-//! regions; [`lower`] builds modules from the typed AST; [`passes`] holds
+//! regions and [`dfg`] their storage; [`lower`] builds modules from the typed AST; [`passes`] holds
 //! the optimisations and [`passes::optimize`] the pipeline; [`verify`] the
 //! verifier; [`interp`] the IR interpreter; [`print`] the text and
 //! Graphviz printers; [`cost`] the if-conversion cost model that targets
@@ -36,6 +36,7 @@
 
 pub mod analysis;
 pub mod cost;
+pub mod dfg;
 pub mod edit;
 pub mod fasthash;
 pub mod graph;

@@ -70,48 +70,77 @@ struct Dep {
     dist: usize,
 }
 
+/// The dependences of a segment's ops, each on earlier ops (`dist` 1: a
+/// later group; 0: the same group or later). Found through per-register
+/// indexes in time linear in the segment (issue 13), not by testing every
+/// pair: an op depends on the last writer of each register it reads or
+/// writes (earlier writers come before that one through the same rule), a
+/// write of a merge register on the reads of it since its last write, a
+/// MOVA or relative read on the last MOVA and a MOVA on the relative reads
+/// since it. Edges implied by others are left out; they never change a
+/// schedule (every chain of them has at least the same distance).
 fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
     let mut deps: Vec<Vec<Dep>> = (0..ops.len()).map(|_| Vec::new()).collect();
+    let regs = mir.regs.len();
+    let mut last_writer: Vec<Option<usize>> = vec![None; regs];
+    let mut merge_reads: std::collections::HashMap<u32, Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut last_mova: Option<usize> = None;
+    let mut rel_since_mova: Vec<usize> = Vec::new();
+    let writer = |v: VReg, lw: &[Option<usize>]| lw.get(v.0 as usize).copied().flatten();
     for i in 0..ops.len() {
-        let reads: SmallVec<[VReg; 3]> = ops[i].srcs.iter().filter_map(|s| s.vreg()).collect();
-        let rel = ops[i]
+        let op = &ops[i];
+        let reads: SmallVec<[VReg; 3]> = op.srcs.iter().filter_map(|s| s.vreg()).collect();
+        let rel = op
             .srcs
             .iter()
             .any(|s| matches!(s.src, Src::ConstRel { .. }));
-        for j in 0..i {
-            let mut dist = None;
-            let dj = ops[j].dst;
-            // RAW and WAW.
-            if let Some(d) = dj
-                && (reads.contains(&d) || ops[i].dst == Some(d))
-            {
-                dist = Some(1);
+        let d = &mut deps[i];
+        // RAW and WAW.
+        for &v in reads.iter().chain(op.dst.iter()) {
+            if let Some(j) = writer(v, &last_writer) {
+                d.push(Dep { pred: j, dist: 1 });
             }
-            // WAR: a merge register written after a read keeps the read
-            // first (same group is fine: reads precede writes).
-            if let Some(d) = ops[i].dst
-                && mir.regs[d.0 as usize].merge
-                && ops[j].srcs.iter().any(|s| s.vreg() == Some(d))
-            {
-                dist = Some(dist.unwrap_or(0));
+        }
+        // WAR: a merge register written after a read keeps the read
+        // first (same group is fine: reads precede writes).
+        if let Some(w) = op.dst
+            && mir.regs.get(w.0 as usize).is_some_and(|r| r.merge)
+            && let Some(readers) = merge_reads.get(&w.0)
+        {
+            d.extend(readers.iter().map(|&j| Dep { pred: j, dist: 0 }));
+        }
+        // AR: MOVA before relative reads; the next MOVA after them.
+        if (rel || op.role == Role::Mova)
+            && let Some(j) = last_mova
+        {
+            d.push(Dep { pred: j, dist: 1 });
+        }
+        if op.role == Role::Mova {
+            d.extend(rel_since_mova.iter().map(|&j| Dep { pred: j, dist: 1 }));
+        }
+        // PRED_SET and KILL close the segment.
+        if matches!(op.role, Role::Predicate | Role::Kill) {
+            d.extend((0..i).map(|j| Dep { pred: j, dist: 0 }));
+        }
+        // Update the indexes.
+        for &v in &reads {
+            if mir.regs.get(v.0 as usize).is_some_and(|r| r.merge) {
+                merge_reads.entry(v.0).or_default().push(i);
             }
-            // AR: MOVA before relative reads; the next MOVA after them.
-            let j_rel = ops[j]
-                .srcs
-                .iter()
-                .any(|s| matches!(s.src, Src::ConstRel { .. }));
-            if (ops[j].role == Role::Mova && (rel || ops[i].role == Role::Mova))
-                || (j_rel && ops[i].role == Role::Mova)
-            {
-                dist = Some(1);
+        }
+        if let Some(w) = op.dst {
+            if let Some(slot) = last_writer.get_mut(w.0 as usize) {
+                *slot = Some(i);
             }
-            // PRED_SET and KILL close the segment.
-            if matches!(ops[i].role, Role::Predicate | Role::Kill) {
-                dist = Some(dist.unwrap_or(0));
-            }
-            if let Some(dist) = dist {
-                deps[i].push(Dep { pred: j, dist });
-            }
+            merge_reads.remove(&w.0);
+        }
+        if op.role == Role::Mova {
+            last_mova = Some(i);
+            rel_since_mova.clear();
+        }
+        if rel {
+            rel_since_mova.push(i);
         }
     }
     deps
@@ -270,12 +299,24 @@ pub fn lower_bound(ops: &[AluOp]) -> usize {
     if n == 0 {
         return 0;
     }
-    // The IR never gives a segment an op needing no unit.
-    let deps = dependencies_plain(ops);
+    // The IR never gives a segment an op needing no unit. The critical
+    // path over read-after-write edges: an op's depth is one more than the
+    // deepest writer so far of any register it reads (kept per register,
+    // so linear in the segment).
+    let mut deepest_write: std::collections::HashMap<VReg, usize> =
+        std::collections::HashMap::new();
     let mut depth = vec![1usize; n];
-    for i in 0..n {
-        for d in &deps[i] {
-            depth[i] = depth[i].max(depth[d.pred] + d.dist);
+    for (i, op) in ops.iter().enumerate() {
+        for s in op.srcs.iter() {
+            if let Some(v) = s.vreg()
+                && let Some(&dw) = deepest_write.get(&v)
+            {
+                depth[i] = depth[i].max(dw + 1);
+            }
+        }
+        if let Some(d) = op.dst {
+            let e = deepest_write.entry(d).or_insert(0);
+            *e = (*e).max(depth[i]);
         }
     }
     let crit = depth.iter().copied().max().unwrap_or(1);
@@ -288,21 +329,6 @@ pub fn lower_bound(ops: &[AluOp]) -> usize {
         .map(|o| if o.role == Role::Dot4 { 4 } else { 1 })
         .sum();
     crit.max(slots.div_ceil(5)).max(trans)
-}
-
-fn dependencies_plain(ops: &[AluOp]) -> Vec<Vec<Dep>> {
-    (0..ops.len())
-        .map(|i| {
-            (0..i)
-                .filter(|&j| {
-                    ops[j]
-                        .dst
-                        .is_some_and(|d| ops[i].srcs.iter().any(|s| s.vreg() == Some(d)))
-                })
-                .map(|j| Dep { pred: j, dist: 1 })
-                .collect()
-        })
-        .collect()
 }
 
 /// Schedules one segment into groups, fixing the channel of every result
@@ -363,6 +389,11 @@ fn expand_dot4(ops: &mut Vec<AluOp>, i: usize, mir: &mut Mir) {
     }
 }
 
+/// How many ready ops, best first, the scheduler tries for one group once
+/// the group holds something. Only segments with more ready ops than this
+/// at once (none of the examples) schedule differently from a full scan.
+const SCAN_LIMIT: usize = 256;
+
 fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<Group>, Retry> {
     let n = ops.len();
     let deps = dependencies(ops, mir);
@@ -376,25 +407,47 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
             }
         }
     }
+    // The ready set, kept as dependences are met instead of found by
+    // scanning every op for every group (issue 13). An op is ready for a
+    // group when all its predecessors are in earlier groups; `dist` is at
+    // most 1, so an op whose predecessors are all placed before a group
+    // starts is ready for it.
+    let mut succs: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); n];
+    let mut unmet: Vec<usize> = vec![0; n];
+    for (i, ds) in deps.iter().enumerate() {
+        unmet[i] = ds.len();
+        for d in ds {
+            succs[d.pred].push(i);
+        }
+    }
+    let key = |i: usize| (std::cmp::Reverse(height[i]), i);
+    let mut pool: std::collections::BTreeSet<(std::cmp::Reverse<usize>, usize)> =
+        (0..n).filter(|&i| unmet[i] == 0).map(key).collect();
+    let trans_only = |i: usize| ops[i].opc.unit_class() == UnitClass::Trans;
+    // Trans-only ops in the pool.
+    let mut pool_trans = pool.iter().filter(|&&(_, k)| trans_only(k)).count();
     let mut group_of: Vec<Option<usize>> = vec![None; n];
     let mut groups: Vec<Group> = Vec::new();
     let mut done = 0;
     while done < n {
         let g = groups.len();
-        let mut ready: Vec<usize> = (0..n)
-            .filter(|&i| {
-                group_of[i].is_none()
-                    && deps[i]
-                        .iter()
-                        .all(|d| group_of[d.pred].is_some_and(|pg| pg + d.dist <= g))
-            })
-            .collect();
-        ready.sort_by_key(|&i| (std::cmp::Reverse(height[i]), i));
         let mut fill = Fill::default();
         let mut group: Group = SmallVec::new();
+        // Trans-only ready ops not yet placed in this group.
+        let mut trans_waiting = pool_trans;
         // Pass 1: ops that can only use one kind of unit first, so a
         // flexible op does not take the only unit a rigid one can use.
-        for &i in &ready {
+        for (tried, &(_, i)) in pool.iter().enumerate() {
+            if fill.used.iter().all(|&u| u) {
+                // Full: no op can join (`try_add` needs a free unit).
+                break;
+            }
+            if tried >= SCAN_LIMIT && !group.is_empty() {
+                // A group that the best SCAN_LIMIT ready ops did not fill
+                // closes, so a segment with thousands of ready ops (wide
+                // code) is not scanned whole for every group.
+                break;
+            }
             let slots = allowed_slots(&ops[i], chans);
             // Prefer a vector unit whose element is least loaded; Trans last.
             let mut order: SmallVec<[Slot; 5]> = slots.clone();
@@ -402,12 +455,7 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
                 Slot::Vec(c) => (0u32, chans.load[*c as usize]),
                 Slot::Trans => (1, 0),
             });
-            if ops[i].opc.unit_class() == UnitClass::Any
-                && slots.len() == 5
-                && ready.iter().any(|&k| {
-                    k != i && ops[k].opc.unit_class() == UnitClass::Trans && group_of[k].is_none()
-                })
-            {
+            if ops[i].opc.unit_class() == UnitClass::Any && slots.len() == 5 && trans_waiting > 0 {
                 // leave Trans for a Trans-only op
                 order.retain(|s| *s != Slot::Trans);
             }
@@ -437,6 +485,9 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
                     group.push((i, s));
                     group_of[i] = Some(g);
                     done += 1;
+                    if trans_only(i) {
+                        trans_waiting -= 1;
+                    }
                     if let Some(d) = ops[i].dst
                         && chans.of(d).is_none()
                     {
@@ -461,16 +512,30 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
             }
         }
         if group.is_empty() {
-            if let Some(&i) = ready.iter().find(|&&i| ops[i].role == Role::Dot4) {
+            if let Some(&(_, i)) = pool.iter().find(|&&(_, i)| ops[i].role == Role::Dot4) {
                 return Err(Retry::Expand(i));
             }
             return Err(Retry::Fail(CodegenError::internal(
                 "group-size",
                 format!(
                     "no ready operation fits an empty group ({} ready)",
-                    ready.len()
+                    pool.len()
                 ),
             )));
+        }
+        // The group's ops leave the pool; their successors whose
+        // predecessors are now all placed join it for the next group.
+        for &(i, _) in &group {
+            if pool.remove(&key(i)) {
+                pool_trans -= usize::from(trans_only(i));
+                for &j in &succs[i] {
+                    unmet[j] -= 1;
+                    if unmet[j] == 0 {
+                        pool.insert(key(j));
+                        pool_trans += usize::from(trans_only(j));
+                    }
+                }
+            }
         }
         // The hardware's unit assignment (manual §4.4, PREFER_VECTOR) puts
         // an any-unit op on its element's vector unit when that is free;

@@ -88,6 +88,30 @@ impl CodegenError {
     }
 }
 
+/// A lower bound on the instruction slots (CTM §3.1: 512 of them) of the
+/// blocks under `nodes`: the scheduler puts every op of a block in one
+/// part of a [`sched::Bundle`] (RGB, alpha or texture: at most three ops a
+/// bundle), every bundle becomes one instruction, and flow control and
+/// hazard NOPs only add to that.
+fn min_slots(nodes: &[mir::Node]) -> usize {
+    let mut total = 0usize;
+    let mut stack: Vec<&[mir::Node]> = vec![nodes];
+    while let Some(list) = stack.pop() {
+        for n in list {
+            match n {
+                mir::Node::Block(ops) => total += ops.len().div_ceil(3),
+                mir::Node::If { then, else_, .. } => {
+                    stack.push(then);
+                    stack.push(else_);
+                }
+                mir::Node::Loop { body, .. } => stack.push(body),
+                mir::Node::Break { .. } => {}
+            }
+        }
+    }
+    total
+}
+
 /// Compiles a verified module to an X1K program.
 ///
 /// # Errors
@@ -104,6 +128,19 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             message: format!(
                 "`{kernel}` nests {} loops and {} branches; the x1k allows 4 loops and 32 branches",
                 depths.loops, depths.ifs
+            ),
+        });
+    }
+    // A lower bound on the length before scheduling, which costs more than
+    // linear time in a block's size: a program that cannot fit is refused
+    // in time linear in its size (issue 13).
+    let at_least = min_slots(&mir.body);
+    if at_least > crate::isa::MAX_SLOTS {
+        return Err(CodegenError::Limit {
+            code: Code::TooManyInstructions,
+            kernel: kernel.clone(),
+            message: format!(
+                "`{kernel}` needs at least {at_least} instruction slots; the x1k has 512"
             ),
         });
     }

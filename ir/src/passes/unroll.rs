@@ -10,44 +10,53 @@
 //! [`LoopInfo`]: crate::op::LoopInfo
 
 use crate::edit;
+use crate::fasthash::FastMap;
 use crate::graph::{Module, NodeId, RegionId};
 use crate::op::Op;
 
 /// Unrolls every eligible loop, innermost first. Returns `true` if any loop
 /// was unrolled.
 pub fn run(m: &mut Module, budget: usize) -> bool {
-    region(m, m.root, budget)
+    region(m, m.root, budget, &mut FastMap::default())
 }
 
-/// Nodes of region `r`, nested regions included.
-fn size(m: &Module, r: RegionId) -> usize {
-    m.nodes(r)
-        .iter()
-        .map(|&n| {
-            1 + m
-                .node(n)
-                .op
-                .regions()
-                .iter()
-                .map(|&inner| size(m, inner))
-                .sum::<usize>()
-        })
-        .sum()
+/// Nodes of region `r`, nested regions included. Sizes are remembered in
+/// `sizes` (a region is measured once its loops are done, so its size no
+/// longer changes), which keeps a nest of d loops linear instead of
+/// measuring every inner region again for each enclosing one (issue 13).
+fn size(m: &Module, r: RegionId, sizes: &mut FastMap<RegionId, usize>) -> usize {
+    if let Some(&s) = sizes.get(&r) {
+        return s;
+    }
+    let mut s = 0;
+    for n in m.nodes(r) {
+        s += 1;
+        for inner in m.node(n).op.regions() {
+            s += size(m, inner, sizes);
+        }
+    }
+    sizes.insert(r, s);
+    s
 }
 
-fn region(m: &mut Module, r: RegionId, budget: usize) -> bool {
+fn region(
+    m: &mut Module,
+    r: RegionId,
+    budget: usize,
+    sizes: &mut FastMap<RegionId, usize>,
+) -> bool {
     let mut changed = false;
     for n in m.nodes(r) {
         if !m.contains(n) {
             continue;
         }
         for inner in m.node(n).op.regions() {
-            changed |= region(m, inner, budget);
+            changed |= region(m, inner, budget, sizes);
         }
         if let Op::Theta(t) = m.node(n).op
             && let Some(trips) = t.info.exact_trips
             && trips >= 1
-            && (trips as usize).saturating_mul(size(m, t.body)) <= budget
+            && (trips as usize).saturating_mul(size(m, t.body, sizes)) <= budget
         {
             unroll(m, n, t.body, trips);
             changed = true;

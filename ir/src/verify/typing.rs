@@ -4,8 +4,6 @@ use super::Report;
 use crate::graph::{Module, NodeId};
 use crate::op::{Op, ParamInfo};
 use crate::types::Ty;
-use petgraph::Direction;
-use petgraph::visit::EdgeRef;
 
 pub(super) fn check(m: &Module, report: &mut Report) {
     for r in m.region_ids() {
@@ -23,7 +21,7 @@ fn ports_ok(m: &Module, n: NodeId, report: &mut Report) -> bool {
     let g = &m.region(n.region).graph;
     let mut ports: Vec<u16> = Vec::new();
     let mut ok = true;
-    for e in g.edges_directed(n.index, Direction::Incoming) {
+    for e in g.incoming(n.index) {
         let src = &g[e.source()];
         if e.weight().from_port as usize >= src.outputs.len() {
             report.error(
