@@ -32,9 +32,9 @@ fn pairs() -> (Vec<f32>, Vec<f32>) {
         1.5 * 2f32.powi(126),
         1e-37,
     ];
-    let mut value = |rng: &mut Rng| {
+    let value = |rng: &mut Rng| {
         let k = rng.next();
-        if k % 16 == 0 {
+        if k.is_multiple_of(16) {
             specials[(k >> 8) as usize % specials.len()]
         } else {
             let e = ((k >> 16) % 120) as i32 - 60;
