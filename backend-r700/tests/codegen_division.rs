@@ -49,8 +49,13 @@ fn pairs() -> (Vec<f32>, Vec<f32>) {
 /// `r = x / y` compiled with `options`, run on the simulator over
 /// [`pairs`]: the inputs and the quotients.
 fn quotients(options: &Options) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
-    let program = checked("kernel d(x: In<f32>, y: In<f32>, r: Out<f32>) {\n    r = x / y;\n}\n")
-        .expect("checks");
+    quotients_of("x / y", options)
+}
+
+/// `r = EXPR` of `x` and `y`, as [`quotients`].
+fn quotients_of(expr: &str, options: &Options) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let source = format!("kernel d(x: In<f32>, y: In<f32>, r: Out<f32>) {{\n    r = {expr};\n}}\n");
+    let program = checked(&source).expect("checks");
     let kernel = &program.kernels[0];
     let exe = compile_kernel(&program, kernel, OptLevel::O2, options).expect("compiles");
     let (xs, ys) = pairs();
@@ -85,6 +90,29 @@ fn default_division_is_the_check_model_bit_for_bit() {
     }
     // Two roundings: some quotients are not the IEEE ones.
     assert!(inexact > 0);
+}
+
+/// Numerators of magnitude at most 1 and the domain's lanes skip the
+/// scaling; the results are still the model's bit for bit.
+#[test]
+fn unscaled_divisions_are_the_model_too() {
+    for (expr, numerator) in [
+        ("1.0 / y", 1.0f32),
+        ("-0.75 / y", -0.75),
+        ("-1.0 / y", -1.0),
+    ] {
+        let (_, ys, q) = quotients_of(expr, &Options::default());
+        for k in 0..ys.len() {
+            let model = ctm_ir::interp::rcp_division(numerator, ys[k], true);
+            let same = q[k].to_bits() == model.to_bits() || (q[k].is_nan() && model.is_nan());
+            assert!(same, "{expr}: y = {}: {} not {model}", ys[k], q[k]);
+        }
+    }
+    let (xs, _, q) = quotients_of("x / domain().x", &Options::default());
+    for k in 0..xs.len() {
+        let model = ctm_ir::interp::rcp_division(xs[k], W as f32, true);
+        assert_eq!(q[k].to_bits(), model.to_bits(), "x = {}", xs[k]);
+    }
 }
 
 #[test]

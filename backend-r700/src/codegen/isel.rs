@@ -790,7 +790,8 @@ impl<'m> Selector<'m> {
     /// 0 (spec §7), which made `x / x` 0 for such x. The scaled values are
     /// computed beside the test and selected, so the division's critical
     /// path grows by two groups (`SETGT`/`MUL`, then `CNDE`); a constant
-    /// divisor is decided at compile time.
+    /// divisor is decided at compile time, and no scaling is needed for
+    /// the domain's lanes or a constant numerator of magnitude at most 1.
     fn scale_divisor(&mut self, a: Operand, b: Operand, limit: f32) -> (Operand, Operand) {
         let scale = f(2f32.powi(-64));
         match const_f32(b) {
@@ -802,6 +803,14 @@ impl<'m> Selector<'m> {
                 (a, f(ctm_frontend::numerics::mul(k, 2f32.powi(-64))))
             }
             Some(_) => (a, b),
+            // The domain's lanes are at most 8192 (ABI limit).
+            None if matches!(b.src, Src::Const { elem, .. } if Some(u32::from(elem)) == self.layout.domain) => {
+                (a, b)
+            }
+            // `|a| ≤ 1` and `|b| > 2^126`: the quotient is below 2^-126,
+            // flushed, and `a · 0` is that zero with the same sign, as the
+            // scaled product would be (`codegen_division`).
+            None if const_f32(a).is_some_and(|k| k.abs() <= 1.0) => (a, b),
             None => {
                 let big = self.op2(Op2::Setgt, &[b.absolute(), f(limit)]);
                 let bq = self.op2(Op2::MulIeee, &[b, scale]);
