@@ -187,6 +187,10 @@ impl<'m> Selector<'m> {
         let discarded = results[outputs.len()].first().copied();
         match discarded.map(|d| d.src) {
             None | Some(Src::Inline(InlineConst::Zero)) => {}
+            // A flag only ever copied from `false` (a loop-carried flag of
+            // a kernel without `discard`, unoptimised): no kill, and the
+            // program is not marked as killing (ABI EARLYEXIT).
+            Some(Src::Reg(v)) if always_zero(&self.block, v) => {}
             Some(_) => {
                 let d = discarded.unwrap_or(int(0));
                 let d = self.plain(d);
@@ -1178,6 +1182,70 @@ fn const_f32(o: Operand) -> Option<f32> {
     };
     let v = if o.abs { v.abs() } else { v };
     Some(if o.neg { -v } else { v })
+}
+
+/// Whether every write of `v` in `block` (nested blocks included) is an
+/// unmodified `MOV` of zero bits or of a register that is itself always
+/// zero, so `v` is 0 wherever it is read.
+fn always_zero(block: &Block, v: VReg) -> bool {
+    fn writes(block: &Block, out: &mut HashMap<VReg, Vec<Option<VReg>>>) {
+        for item in block {
+            match item {
+                Item::Alu(op) => {
+                    if let Some(d) = op.dst {
+                        let copied = match (op.opc, op.srcs.first()) {
+                            (Opc::Op2(Op2::Mov), Some(o)) if !op.clamp && !o.modified() => {
+                                match o.src {
+                                    Src::Reg(r) => Some(Some(r)),
+                                    Src::Inline(InlineConst::Zero) | Src::Lit(0) => Some(None),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        };
+                        // `None` in the list: a write that is not a copy.
+                        let entry = out.entry(d).or_default();
+                        match copied {
+                            Some(Some(r)) => entry.push(Some(r)),
+                            Some(None) => {}
+                            None => entry.push(None),
+                        }
+                    }
+                }
+                Item::Fetch(f) => {
+                    for d in f.dst.iter().flatten() {
+                        out.entry(*d).or_default().push(None);
+                    }
+                }
+                Item::If { then, els } => {
+                    writes(then, out);
+                    writes(els, out);
+                }
+                Item::Loop { body } => writes(body, out),
+                Item::Export { .. } | Item::MemExport { .. } => {}
+            }
+        }
+    }
+    let mut all = HashMap::new();
+    writes(block, &mut all);
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![v];
+    while let Some(r) = stack.pop() {
+        if !seen.insert(r) {
+            continue;
+        }
+        // A register never written here (a parameter's) is not known.
+        let Some(ws) = all.get(&r) else {
+            return false;
+        };
+        for w in ws {
+            match w {
+                Some(src) => stack.push(*src),
+                None => return false,
+            }
+        }
+    }
+    true
 }
 
 /// The integer value of a constant operand.
