@@ -791,9 +791,10 @@ impl<'m> Selector<'m> {
 
     /// Both operands scaled by 2^-64 (exact for a power of two) where
     /// `|b| > limit`: RECIP_IEEE of `|b| > 2^126` is a denormal, flushed to
-    /// 0 (spec §7), which made `x / x` 0 for such x. The scaled values are
-    /// computed beside the test and selected, so the division's critical
-    /// path grows by two groups (`SETGT`/`MUL`, then `CNDE`); a constant
+    /// 0 (spec §7), which made `x / x` 0 for such x. The scaled divisor is
+    /// computed beside the test and selected, so the path from `b` grows
+    /// by two groups (`SETGT`/`MUL`, then `CNDE`), the path from `a` by
+    /// one (`a · s`, the factor selected from `b`); a constant
     /// divisor is decided at compile time, and no scaling is needed for
     /// the domain's lanes or a constant numerator of magnitude at most 1.
     fn scale_divisor(&mut self, a: Operand, b: Operand, limit: f32) -> (Operand, Operand) {
@@ -825,8 +826,12 @@ impl<'m> Selector<'m> {
                         self.op3(Op3::Cnde, &[big, a, aq])
                     }
                     None => {
-                        let aq = self.op2(Op2::MulIeee, &[a, scale]);
-                        self.op3(Op3::Cnde, &[big, a, aq])
+                        // `a · s`, s ∈ {1, 2^-64} picked from `b` alone: one
+                        // group between `a` and the quotient's multiply
+                        // (`a · 1` only flushes a denormal `a`, as that
+                        // multiply does anyway).
+                        let s = self.op3(Op3::Cnde, &[big, f(1.0), scale]);
+                        self.op2(Op2::MulIeee, &[a, s])
                     }
                 };
                 (a, b)
