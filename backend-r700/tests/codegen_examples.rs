@@ -55,3 +55,28 @@ fn example_listings() {
         );
     }
 }
+
+/// The program kills (a `KILL*`, `Resources::kill`, the listing's `kill`
+/// and ABI EARLYEXIT) exactly when the kernel can `discard`: a kernel with
+/// loops but no `discard` carries a `false` flag through them at -O0 and
+/// used to be marked as killing.
+#[test]
+fn kill_only_where_the_kernel_discards() {
+    let looping = "kernel b(x: In<f32>, r: Out<f32>) {\n    let mut s = 0.0;\n    \
+                   for _i in 0..4 {\n        if s > x {\n            break;\n        }\n        \
+                   s += x;\n    }\n    r = s;\n}\n";
+    let discarding = "kernel c(x: In<f32>, r: Out<f32>) {\n    let mut s = 0.0;\n    \
+                      for _i in 0..4 {\n        if s > x {\n            discard;\n        }\n        \
+                      s += x;\n    }\n    r = s;\n}\n";
+    for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
+        for (src, kills) in [(looping, false), (discarding, true)] {
+            let program = codegen_common::checked(src).expect("checks");
+            let exe = compile_program(&program, level).expect("compiles");
+            assert_eq!(exe.resources.kill, kills, "{level:?}: {src}");
+            let has_kill = isa::format_program(&exe.program).contains("KILL");
+            assert_eq!(has_kill, kills, "{level:?}: {src}");
+        }
+        let exe = compile_program(&example_program("threshold"), level).expect("compiles");
+        assert!(exe.resources.kill, "threshold {level:?}");
+    }
+}

@@ -574,13 +574,14 @@ pub fn check_against_reference(
 /// language's (`ctm_ir::interp::Numerics`): the x1k's MAD and DP round
 /// once and it divides by multiplying with `RCP` ([`MachineTarget::fused_mad`],
 /// `docs/sim-x1k.md` §2.2, `docs/cli.md` "--check"); the r700 rounds its
-/// MAD twice and divides correctly rounded (`docs/backend-r700.md`
-/// "Division"), the language's numerics.
+/// MULADD twice and divides as `a · RECIP_IEEE(b)` with huge divisors
+/// scaled (`Numerics::R700`, `docs/backend-r700.md` "Division"), bit for
+/// bit what its simulator computes.
 pub fn target_numerics(target: &dyn MachineTarget) -> ctm_ir::interp::Numerics {
     if target.fused_mad() {
         ctm_ir::interp::Numerics::X1K
     } else {
-        ctm_ir::interp::Numerics::default()
+        ctm_ir::interp::Numerics::R700
     }
 }
 

@@ -111,6 +111,10 @@ pub struct Numerics {
     /// is correctly rounded, `docs/sim-x1k.md` §2.3), instead of one
     /// correctly rounded quotient.
     pub div_by_rcp: bool,
+    /// With `div_by_rcp`: where `|b| > 2^126` (whose reciprocal would be a
+    /// flushed denormal) both operands are first multiplied by 2^-64, the
+    /// R700's division (`docs/backend-r700.md` §"Division").
+    pub scale_huge_divisor: bool,
 }
 
 impl Numerics {
@@ -119,7 +123,31 @@ impl Numerics {
         mad: MadRounding::Fused,
         dot: MadRounding::Fused,
         div_by_rcp: true,
+        scale_huge_divisor: false,
     };
+
+    /// The R700's: MULADD and DOT4 round each step (the language's), float
+    /// division `a · RECIP_IEEE(b)` with huge divisors scaled
+    /// ([`rcp_division`]); the simulated `RECIP_IEEE` and `MUL_IEEE` are
+    /// `rcp` and `mul` of the language's numerics.
+    pub const R700: Numerics = Numerics {
+        mad: MadRounding::Twice,
+        dot: MadRounding::Twice,
+        div_by_rcp: true,
+        scale_huge_divisor: true,
+    };
+}
+
+/// `a / b` as `a · rcp(b)`, each rounded; with `scale_huge_divisor`, both
+/// operands multiplied by 2^-64 first where `|b| > 2^126` (exact for a
+/// power of two), so that `3e38 / 3e38` is 1 and not `3e38 · 0`.
+pub fn rcp_division(a: f32, b: f32, scale_huge_divisor: bool) -> f32 {
+    if scale_huge_divisor && n::ftz(b).abs() > 2f32.powi(126) {
+        let s = 2f32.powi(-64);
+        n::mul(n::mul(a, s), n::rcp(n::mul(b, s)))
+    } else {
+        n::mul(a, n::rcp(b))
+    }
 }
 
 /// `a[0] · b[0] + ...` with exact products and one rounding (flushing
@@ -413,7 +441,8 @@ impl Machine<'_, '_> {
             Op::Domain => Value::floats(&[self.args.domain.0 as f32, self.args.domain.1 as f32]),
             Op::Unary(u) => unary(*u, &a[0]),
             Op::Binary(BinOp::FDiv) if self.numerics.div_by_rcp => {
-                lanes2(&a[0], &a[1], |x, y| n::mul(x, n::rcp(y)))
+                let scale = self.numerics.scale_huge_divisor;
+                lanes2(&a[0], &a[1], |x, y| rcp_division(x, y, scale))
             }
             Op::Binary(b) => binary(*b, &a[0], &a[1]),
             Op::Dot if self.numerics.dot == MadRounding::Fused => {
@@ -618,11 +647,34 @@ mod numerics_tests {
             (x.mad, x.dot, x.div_by_rcp),
             (MadRounding::Fused, MadRounding::Fused, true)
         );
+        let r = Numerics::R700;
+        assert_eq!(
+            (r.mad, r.dot, r.div_by_rcp, r.scale_huge_divisor),
+            (MadRounding::Twice, MadRounding::Twice, true, true)
+        );
         // Some quotient differs from its reciprocal product.
         let differs = (1..1000).any(|k| {
             let (a, b) = (k as f32 * 0.37, 7.0 + k as f32 * 0.11);
             n::mul(a, n::rcp(b)) != n::div(a, b)
         });
         assert!(differs);
+    }
+
+    #[test]
+    fn rcp_division_scales_only_huge_divisors() {
+        // The reciprocal of 3e38 is a denormal, flushed: unscaled 0.
+        assert_eq!(rcp_division(3e38, 3e38, false), 0.0);
+        assert_eq!(rcp_division(3e38, 3e38, true), 1.0);
+        assert_eq!(rcp_division(-3e38, 3e38, true), -1.0);
+        assert_eq!(rcp_division(1.0, f32::INFINITY, true), 0.0);
+        assert!(rcp_division(f32::INFINITY, f32::INFINITY, true).is_nan());
+        // 2^126 itself has a normal reciprocal and is not scaled.
+        let b = 2f32.powi(126);
+        assert_eq!(rcp_division(b, b, true), 1.0);
+        // Below the limit both models are one multiply by the reciprocal.
+        for k in 1..200 {
+            let (a, b) = (k as f32 * 1.37, 3.0 + k as f32 * 0.71);
+            assert_eq!(rcp_division(a, b, true), n::mul(a, n::rcp(b)));
+        }
     }
 }

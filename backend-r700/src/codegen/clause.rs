@@ -546,11 +546,27 @@ impl Emitter<'_> {
                         self.items(els)?;
                         self.tex_run = None;
                     }
-                    let pop = self.cf.len();
-                    self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
-                    set_addr(&mut self.cf[jump], else_at.unwrap_or(pop) as u32);
-                    if let Some(e) = else_at {
-                        set_addr(&mut self.cf[e], pop as u32);
+                    let first = else_at.map_or(jump + 1, |e| e + 1);
+                    match self.pop_after(first) {
+                        Some(last) => {
+                            // The skip lands on the ALU_POP_AFTER, which
+                            // runs with no element active and pops.
+                            match else_at {
+                                Some(e) => {
+                                    set_addr(&mut self.cf[jump], e as u32);
+                                    set_addr(&mut self.cf[e], last as u32);
+                                }
+                                None => set_addr(&mut self.cf[jump], last as u32),
+                            }
+                        }
+                        None => {
+                            let pop = self.cf.len();
+                            self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
+                            set_addr(&mut self.cf[jump], else_at.unwrap_or(pop) as u32);
+                            if let Some(e) = else_at {
+                                set_addr(&mut self.cf[e], pop as u32);
+                            }
+                        }
                     }
                     self.depth_subs -= 1;
                 }
@@ -583,6 +599,34 @@ impl Emitter<'_> {
         Ok(())
     }
 }
+
+impl Emitter<'_> {
+    /// The `POP` closing an `if` merged into the region's last CF
+    /// instruction when that is a plain `ALU` clause of at most
+    /// [`POP_AFTER_GROUPS`] groups at or after `first`: it becomes
+    /// `ALU_POP_AFTER` ("Equivalent to ALU, POP", manual Table 3.7; opcode
+    /// 10, L7756), one CF instruction fewer. Returns its index.
+    fn pop_after(&mut self, first: usize) -> Option<usize> {
+        let last = self.cf.len().checked_sub(1)?;
+        if last < first {
+            return None;
+        }
+        let small = self.clauses.iter().any(|(idx, p)| {
+            *idx == last && matches!(p, Pending::Alu(c) if c.groups.len() <= POP_AFTER_GROUPS)
+        });
+        match &mut self.cf[last] {
+            CfInst::Alu(a) if a.op == CfAluOp::Alu && small => {
+                a.op = CfAluOp::AluPopAfter;
+                Some(last)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The largest clause that closes an `if` as `ALU_POP_AFTER`: where no
+/// element takes the branch it runs idle instead of being jumped over.
+pub const POP_AFTER_GROUPS: usize = 8;
 
 /// PV/PS forwarding (manual §4.4 L1284, §4.7.4): a source reading the
 /// GPR element the previous group of the clause wrote reads that group's

@@ -12,8 +12,8 @@
 //!   R700 and the simulator implements; the manual says radians in
 //!   [−π, π] (L6900-6902, L3339-3341) — recorded as a disagreement in
 //!   `docs/backend-r700.md`;
-//! - division is `a · RECIP_IEEE(b)` refined to the correctly rounded
-//!   quotient (`fdiv`), `pow` and friends were expanded by the IR's
+//! - division is `a · RECIP_IEEE(b)` with huge divisors scaled (`fdiv`;
+//!   correctly rounded behind `Options::exact_division`), `pow` and friends were expanded by the IR's
 //!   lowering; integer multiply is `MULLO_INT` (Trans only,
 //!   Table 4.6); `f32 as i32` is `FLT_TO_INT` with explicit saturation and
 //!   NaN → 0 (the hardware keeps low-order bits, digest §3 FLT_TO_INT);
@@ -72,7 +72,13 @@ pub struct Selector<'m> {
     /// Float comparisons with 0.0, by result: a select on one becomes a
     /// single `CND*` (the `SET*` is removed if nothing else reads it).
     zero_cmp: HashMap<Value, (CmpOp, Operand)>,
+    /// Float division correctly rounded ([`super::Options::exact_division`]).
+    exact_division: bool,
 }
+
+/// Divisors above this magnitude are scaled before `RECIP_IEEE`, whose
+/// result would be a flushed denormal (spec §7): 2^126.
+pub const HUGE_DIVISOR: f32 = f32::from_bits(0x7E80_0000);
 
 fn f(x: f32) -> Operand {
     Operand::f32(x)
@@ -148,7 +154,15 @@ impl<'m> Selector<'m> {
             domain_used: false,
             n_scatter: sc,
             zero_cmp: HashMap::new(),
+            exact_division: false,
         })
+    }
+
+    /// Selects float division correctly rounded (`fdiv_exact`) instead of
+    /// `a · RECIP_IEEE(b)`.
+    pub fn exact_division(mut self, on: bool) -> Self {
+        self.exact_division = on;
+        self
     }
 
     /// Selects the whole kernel.
@@ -173,6 +187,10 @@ impl<'m> Selector<'m> {
         let discarded = results[outputs.len()].first().copied();
         match discarded.map(|d| d.src) {
             None | Some(Src::Inline(InlineConst::Zero)) => {}
+            // A flag only ever copied from `false` (a loop-carried flag of
+            // a kernel without `discard`, unoptimised): no kill, and the
+            // program is not marked as killing (ABI EARLYEXIT).
+            Some(Src::Reg(v)) if always_zero(&self.block, v) => {}
             Some(_) => {
                 let d = discarded.unwrap_or(int(0));
                 let d = self.plain(d);
@@ -744,35 +762,98 @@ impl<'m> Selector<'m> {
         }
     }
 
-    /// Float `a / b`, correctly rounded like the reference's IEEE
-    /// division (spec §7; `docs/backend-r700.md` §"Division"). The
-    /// estimate `q0 = a · RECIP_IEEE(b)` rounds twice (up to about 1.5
-    /// ulp), which flips convergence tests on the last bits
-    /// (`examples/cbrt.ck`). The R700 has no f32 FMA (MULADD rounds the
-    /// product, manual §9 MULADD_IEEE; digest §5.6), so the residual
-    /// `a − q0·b` is made exact with Dekker's two-product (operands split
-    /// in halves of 12 bits by [`Self::split`], whose products are exact
-    /// in f32), then `q = q0 + (a − q0·b) · r`. Where the operands are
-    /// special (0, ∞, NaN) the refinement is NaN and `q0` (already the
-    /// IEEE answer for those) is kept; where partial products underflow
-    /// (flushed denormals: `a`, `b` or `q0` below 2^-100) or the
-    /// correction exceeds two ulps, `q0` is kept, so the result is never
-    /// worse than the estimate.
+    /// Float `a / b` (spec §7 lists `/` among the derived functions, within
+    /// the error of its expansion): `a · RECIP_IEEE(b)`, two roundings
+    /// (manual §9 RECIP_IEEE, MUL_IEEE), after [`Self::scale_divisor`];
+    /// the model `--check` compares with is `Numerics::R700`
+    /// (`docs/backend-r700.md` §"Division"). With
+    /// [`super::Options::exact_division`] the quotient is refined to the
+    /// correctly rounded one ([`Self::fdiv_exact`]).
     fn fdiv(&mut self, a: Operand, b: Operand) -> Operand {
-        // For |b| ≥ 2^64 both operands are scaled by 2^-64 first (exact
-        // for powers of two): RECIP_IEEE of |b| ≥ 2^126 is a denormal,
-        // flushed to 0, which made `x / x` 0 for such x.
-        let (a, b) = match const_f32(b) {
-            Some(k) if k.abs() < 2f32.powi(64) => (a, b),
-            _ => {
-                let big = self.op2(Op2::SetgeDx10, &[b.absolute(), f(2f32.powi(64))]);
-                let s = self.op3(Op3::CndeInt, &[big, f(1.0), f(2f32.powi(-64))]);
-                (
-                    self.op2(Op2::MulIeee, &[a, s]),
-                    self.op2(Op2::MulIeee, &[b, s]),
-                )
+        if self.exact_division {
+            let (a, b) = self.scale_divisor(a, b, 2f32.powi(64));
+            return self.fdiv_exact(a, b);
+        }
+        let (a, b) = self.scale_divisor(a, b, HUGE_DIVISOR);
+        if let Some(k) = const_f32(b) {
+            // A constant divisor's reciprocal is the simulator's and the
+            // model's `rcp` (both `1/x` rounded once, flushed).
+            return self.op2(Op2::MulIeee, &[a, f(ctm_frontend::numerics::rcp(k))]);
+        }
+        let r = self.op2(Op2::RecipIeee, &[b]);
+        match const_f32(a) {
+            // `1 · r` is `r` bit for bit (`r` is already flushed).
+            Some(1.0) => r,
+            Some(-1.0) => r.negated(),
+            _ => self.op2(Op2::MulIeee, &[a, r]),
+        }
+    }
+
+    /// Both operands scaled by 2^-64 (exact for a power of two) where
+    /// `|b| > limit`: RECIP_IEEE of `|b| > 2^126` is a denormal, flushed to
+    /// 0 (spec §7), which made `x / x` 0 for such x. The scaled divisor is
+    /// computed beside the test and selected, so the path from `b` grows
+    /// by two groups (`SETGT`/`MUL`, then `CNDE`), the path from `a` by
+    /// one (`a · s`, the factor selected from `b`); a constant
+    /// divisor is decided at compile time, and no scaling is needed for
+    /// the domain's lanes or a constant numerator of magnitude at most 1.
+    fn scale_divisor(&mut self, a: Operand, b: Operand, limit: f32) -> (Operand, Operand) {
+        let scale = f(2f32.powi(-64));
+        match const_f32(b) {
+            Some(k) if k.abs() > limit => {
+                let a = match const_f32(a) {
+                    Some(c) => f(ctm_frontend::numerics::mul(c, 2f32.powi(-64))),
+                    None => self.op2(Op2::MulIeee, &[a, scale]),
+                };
+                (a, f(ctm_frontend::numerics::mul(k, 2f32.powi(-64))))
             }
-        };
+            Some(_) => (a, b),
+            // The domain's lanes are at most 8192 (ABI limit).
+            None if matches!(b.src, Src::Const { elem, .. } if Some(u32::from(elem)) == self.layout.domain) => {
+                (a, b)
+            }
+            // `|a| ≤ 1` and `|b| > 2^126`: the quotient is below 2^-126,
+            // flushed, and `a · 0` is that zero with the same sign, as the
+            // scaled product would be (`codegen_division`).
+            None if const_f32(a).is_some_and(|k| k.abs() <= 1.0) => (a, b),
+            None => {
+                let big = self.op2(Op2::Setgt, &[b.absolute(), f(limit)]);
+                let bq = self.op2(Op2::MulIeee, &[b, scale]);
+                let b = self.op3(Op3::Cnde, &[big, b, bq]);
+                let a = match const_f32(a) {
+                    Some(c) => {
+                        let aq = f(ctm_frontend::numerics::mul(c, 2f32.powi(-64)));
+                        self.op3(Op3::Cnde, &[big, a, aq])
+                    }
+                    None => {
+                        // `a · s`, s ∈ {1, 2^-64} picked from `b` alone: one
+                        // group between `a` and the quotient's multiply
+                        // (`a · 1` only flushes a denormal `a`, as that
+                        // multiply does anyway).
+                        let s = self.op3(Op3::Cnde, &[big, f(1.0), scale]);
+                        self.op2(Op2::MulIeee, &[a, s])
+                    }
+                };
+                (a, b)
+            }
+        }
+    }
+
+    /// Float `a / b` correctly rounded like the reference's IEEE division
+    /// (the backend option [`super::Options::exact_division`]; `a` and
+    /// `b` already scaled for `|b| ≥ 2^64`). The estimate
+    /// `q0 = a · RECIP_IEEE(b)` rounds twice (up to about 1.5 ulp). The
+    /// R700 has no f32 FMA (MULADD rounds the product, manual §9
+    /// MULADD_IEEE; digest §5.6), so the residual `a − q0·b` is made exact
+    /// with Dekker's two-product (operands split in halves of 12 bits by
+    /// [`Self::split`], whose products are exact in f32), then
+    /// `q = q0 + (a − q0·b) · r`. Where the operands are special (0, ∞,
+    /// NaN) the refinement is NaN and `q0` (already the IEEE answer for
+    /// those) is kept; where partial products underflow (flushed
+    /// denormals: `a`, `b` or `q0` below 2^-100) or the correction exceeds
+    /// two ulps, `q0` is kept, so the result is never worse than the
+    /// estimate.
+    fn fdiv_exact(&mut self, a: Operand, b: Operand) -> Operand {
         let r = self.op2(Op2::RecipIeee, &[b]);
         let q0 = self.op2(Op2::MulIeee, &[a, r]);
         let (qh, ql) = self.split(q0);
@@ -1106,6 +1187,70 @@ fn const_f32(o: Operand) -> Option<f32> {
     };
     let v = if o.abs { v.abs() } else { v };
     Some(if o.neg { -v } else { v })
+}
+
+/// Whether every write of `v` in `block` (nested blocks included) is an
+/// unmodified `MOV` of zero bits or of a register that is itself always
+/// zero, so `v` is 0 wherever it is read.
+fn always_zero(block: &Block, v: VReg) -> bool {
+    fn writes(block: &Block, out: &mut HashMap<VReg, Vec<Option<VReg>>>) {
+        for item in block {
+            match item {
+                Item::Alu(op) => {
+                    if let Some(d) = op.dst {
+                        let copied = match (op.opc, op.srcs.first()) {
+                            (Opc::Op2(Op2::Mov), Some(o)) if !op.clamp && !o.modified() => {
+                                match o.src {
+                                    Src::Reg(r) => Some(Some(r)),
+                                    Src::Inline(InlineConst::Zero) | Src::Lit(0) => Some(None),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        };
+                        // `None` in the list: a write that is not a copy.
+                        let entry = out.entry(d).or_default();
+                        match copied {
+                            Some(Some(r)) => entry.push(Some(r)),
+                            Some(None) => {}
+                            None => entry.push(None),
+                        }
+                    }
+                }
+                Item::Fetch(f) => {
+                    for d in f.dst.iter().flatten() {
+                        out.entry(*d).or_default().push(None);
+                    }
+                }
+                Item::If { then, els } => {
+                    writes(then, out);
+                    writes(els, out);
+                }
+                Item::Loop { body } => writes(body, out),
+                Item::Export { .. } | Item::MemExport { .. } => {}
+            }
+        }
+    }
+    let mut all = HashMap::new();
+    writes(block, &mut all);
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![v];
+    while let Some(r) = stack.pop() {
+        if !seen.insert(r) {
+            continue;
+        }
+        // A register never written here (a parameter's) is not known.
+        let Some(ws) = all.get(&r) else {
+            return false;
+        };
+        for w in ws {
+            match w {
+                Some(src) => stack.push(*src),
+                None => return false,
+            }
+        }
+    }
+    true
 }
 
 /// The integer value of a constant operand.

@@ -42,7 +42,13 @@ use sched::Channels;
 
 /// Code generation options.
 #[derive(Clone, Debug, Default)]
-pub struct Options {}
+pub struct Options {
+    /// Float `/` correctly rounded (about 27 more ALU ops per division,
+    /// `docs/backend-r700.md` §"Division") instead of the default
+    /// `a · RECIP_IEEE(b)`. The driver does not set it: its `--check`
+    /// model (`Numerics::R700`) is the default's arithmetic.
+    pub exact_division: bool,
+}
 
 /// Why code generation failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -170,11 +176,13 @@ pub struct Report {
 /// As [`compile`].
 pub fn compile_with_report(
     module: &Verified,
-    _options: &Options,
+    options: &Options,
 ) -> Result<(Executable, Report), CodegenError> {
     let m = module.module();
     let kernel = m.name.clone();
-    let (mut mir, layout) = isel::Selector::new(m)?.run()?;
+    let (mut mir, layout) = isel::Selector::new(m)?
+        .exact_division(options.exact_division)
+        .run()?;
     coalesce::run(&mut mir);
     let mut chans = Channels::new(&mir);
     let body = std::mem::take(&mut mir.body);
