@@ -5,6 +5,8 @@
 //! 1. [`isel`]: instruction selection to [`mir`] (virtual registers, a
 //!    tree of blocks, branches and loops; constants laid out by
 //!    [`consts`]);
+//!    [`vn`]: local value numbering (equal ops computed once); [`pair`]:
+//!    two vec2 ops as one vec4 op;
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -22,8 +24,10 @@ pub mod emit;
 pub mod hazards;
 pub mod isel;
 pub mod mir;
+pub mod pair;
 pub mod regalloc;
 pub mod sched;
+pub mod vn;
 
 use crate::Program;
 use crate::abi::{Bindings, BoolUniformBinding, InputBinding, OutputBinding, UniformBinding};
@@ -107,6 +111,8 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             ),
         });
     }
+    vn::run(&mut mir);
+    pair::run(&mut mir);
     let blocks = sched::schedule(&mut mir)?;
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
     let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;

@@ -385,10 +385,31 @@ impl Selector<'_> {
             RegClass::Rgb
         };
         let dest = self.mir.new_vreg(w, class);
-        let mut lane = 0u8;
+        // Neighbouring literal parts are moved by one op.
+        let mut merged: Vec<(Val, Option<usize>)> = Vec::with_capacity(parts.len());
         for (i, p) in parts.iter().enumerate() {
+            if let (
+                Some((Val::Lit { values, width }, None)),
+                Val::Lit {
+                    values: v,
+                    width: pw,
+                },
+            ) = (merged.last_mut(), p)
+            {
+                for x in &v[..*pw as usize] {
+                    values[(*width as usize).min(3)] = *x;
+                    *width += 1;
+                }
+                continue;
+            }
+            let literal = matches!(p, Val::Lit { .. });
+            merged.push((p.clone(), (!literal).then_some(i)));
+        }
+        let mut lane = 0u8;
+        for (p, input) in &merged {
             let pw = p.width();
-            let single_use = inputs.is_some_and(|ins| self.use_count(ins[i]) == 1);
+            let single_use =
+                inputs.is_some_and(|ins| input.is_some_and(|i| self.use_count(ins[i]) == 1));
             if single_use
                 && let Some(r) = Self::whole_register(p)
                 && self.mir.vreg(r).width == pw
