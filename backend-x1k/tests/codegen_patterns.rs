@@ -85,15 +85,32 @@ fn two_coordinates_per_op() {
     assert!(asm.contains(".baaa"), "{asm}");
 }
 
-/// Neighbouring literal lanes of a constructed vector are one move.
+/// `p + (1, 0)` and `p − (1, 0)` pair too: their constant operands
+/// become one literal `(1, 0, −1, 0)`.
+#[test]
+fn opposite_offsets_pair() {
+    let (asm, alu) = compiled(
+        "kernel k(img: In<f32>, r: Out<f32>) {
+             let p = index();
+             r = img[p + vec2(1.0, 0.0)] - img[p - vec2(1.0, 0.0)];
+         }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+}
+
+/// Neighbouring literal lanes of a constructed vector are one move, or
+/// none when a product computes the vector's other lane (the literals
+/// become its addend).
 #[test]
 fn literal_lanes_move_together() {
     let (asm, alu) = compiled(
         "kernel k(s: f32, h: In<f32>, n: Out<vec4>) {
              let t = vec3(2.0, 0.0, h * s);
-             n = vec4(t * h, 1.0);
+             n = vec4(t * h, h * 3.0);
          }",
         TOL_EXACT,
     );
     assert!(alu <= 3, "{asm}");
+    assert!(!asm.contains("omod_off"), "a literal move is back:\n{asm}");
 }

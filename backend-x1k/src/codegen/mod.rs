@@ -99,7 +99,7 @@ impl CodegenError {
 /// [`CodegenError::Internal`] when the generator broke a rule.
 pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, CodegenError> {
     let m = module.module();
-    let (mut mir, consts, depths) = isel::Selector::new(m)?.run()?;
+    let (mut mir, mut consts, depths) = isel::Selector::new(m)?.run()?;
     let kernel = m.name.clone();
     if depths.loops > 4 || depths.ifs > 32 {
         return Err(CodegenError::Limit {
@@ -112,7 +112,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
         });
     }
     vn::run(&mut mir);
-    pair::run(&mut mir);
+    pair::run(&mut mir, &mut consts);
     let blocks = sched::schedule(&mut mir)?;
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
     let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;

@@ -9,14 +9,19 @@
 //!
 //! Runs on the MIR before scheduling; ops merge within one block, the
 //! merged op taking the first one's place, when nothing between them
-//! redefines what the second reads.
+//! redefines what the second reads. Two source-less operands with
+//! different modifiers (`p + (1, 0)` and `p − (1, 0)`) become one literal
+//! operand (`(1, 0, −1, 0)`: swizzle and inline constants where exact,
+//! else a pooled constant register, [`ConstTable::literal`]).
 
+use super::consts::ConstTable;
 use super::mir::{
     AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
 };
+use crate::isa::InputModifier;
 
 /// Merges pairs of vec2 ops in every block of `mir`.
-pub fn run(mir: &mut Mir) {
+pub fn run(mir: &mut Mir, consts: &mut ConstTable) {
     let mut defs = vec![0u32; mir.vregs.len()];
     for op in &mir.ops {
         if let Some((v, _)) = op.dest {
@@ -26,7 +31,7 @@ pub fn run(mir: &mut Mir) {
     // moved[v] = (m, shift): lanes of v now live at lanes + shift of m.
     let mut moved: Vec<Option<(VReg, u8)>> = vec![None; mir.vregs.len()];
     let mut body = std::mem::take(&mut mir.body);
-    walk(mir, &mut body, &defs, &mut moved);
+    walk(mir, &mut body, &defs, &mut moved, consts);
     mir.body = body;
     if moved.iter().any(Option::is_some) {
         for op in &mut mir.ops {
@@ -41,15 +46,21 @@ pub fn run(mir: &mut Mir) {
     }
 }
 
-fn walk(mir: &mut Mir, nodes: &mut [Node], defs: &[u32], moved: &mut Vec<Option<(VReg, u8)>>) {
+fn walk(
+    mir: &mut Mir,
+    nodes: &mut [Node],
+    defs: &[u32],
+    moved: &mut Vec<Option<(VReg, u8)>>,
+    consts: &mut ConstTable,
+) {
     for n in nodes {
         match n {
-            Node::Block(ops) => block(mir, ops, defs, moved),
+            Node::Block(ops) => block(mir, ops, defs, moved, consts),
             Node::If { then, else_, .. } => {
-                walk(mir, then, defs, moved);
-                walk(mir, else_, defs, moved);
+                walk(mir, then, defs, moved, consts);
+                walk(mir, else_, defs, moved, consts);
             }
-            Node::Loop { body, .. } => walk(mir, body, defs, moved),
+            Node::Loop { body, .. } => walk(mir, body, defs, moved, consts),
             Node::Break { .. } => {}
         }
     }
@@ -86,12 +97,49 @@ fn candidate(mir: &Mir, op: &MirOp, defs: &[u32]) -> bool {
         && defs[v.0 as usize] == 1
 }
 
+/// Whether [`combine`] can merge `a` and `b` (short of running out of
+/// constant registers).
+fn combinable(a: &Operand, b: &Operand) -> bool {
+    let constant =
+        |o: &Operand| o.src == Src::None && o.lanes[..2].iter().all(|l| !matches!(l, Lane::Of(_)));
+    if a.modifier != b.modifier {
+        return constant(a) && constant(b);
+    }
+    match (a.src, b.src) {
+        (Src::Presub, _) | (_, Src::Presub) => false,
+        (x, y) => x == y || x == Src::None || y == Src::None,
+    }
+}
+
 /// The operand reading `a`'s lanes then `b`'s, if one source serves both
 /// (a source-less operand's lanes are swizzle constants, valid with any
 /// source).
-fn combine(a: &Operand, b: &Operand) -> Option<Operand> {
+fn combine(a: &Operand, b: &Operand, consts: &mut ConstTable) -> Option<Operand> {
     if a.modifier != b.modifier {
-        return None;
+        if a.src != Src::None || b.src != Src::None {
+            return None;
+        }
+        let value = |o: &Operand, l: Lane| {
+            let x = match l {
+                Lane::Zero => 0.0f32,
+                Lane::Half => 0.5,
+                Lane::One => 1.0,
+                Lane::Of(_) => return None,
+            };
+            Some(match o.modifier {
+                InputModifier::None => x,
+                InputModifier::Neg => -x,
+                InputModifier::Abs => x.abs(),
+                InputModifier::NegAbs => -x.abs(),
+            })
+        };
+        let values = [
+            value(a, a.lanes[0])?,
+            value(a, a.lanes[1])?,
+            value(b, b.lanes[0])?,
+            value(b, b.lanes[1])?,
+        ];
+        return consts.literal(&values).ok();
     }
     let src = match (a.src, b.src) {
         (x, y) if x == y => x,
@@ -109,7 +157,13 @@ fn combine(a: &Operand, b: &Operand) -> Option<Operand> {
     })
 }
 
-fn block(mir: &mut Mir, ops: &mut Vec<OpId>, defs: &[u32], moved: &mut [Option<(VReg, u8)>]) {
+fn block(
+    mir: &mut Mir,
+    ops: &mut Vec<OpId>,
+    defs: &[u32],
+    moved: &mut [Option<(VReg, u8)>],
+    consts: &mut ConstTable,
+) {
     let n = ops.len();
     let mut gone = vec![false; n];
     for i in 0..n {
@@ -141,11 +195,16 @@ fn block(mir: &mut Mir, ops: &mut Vec<OpId>, defs: &[u32], moved: &mut [Option<(
             if clobbered {
                 continue;
             }
+            // Check every operand first: a literal is placed only for a
+            // pair that merges.
+            if !x.args.iter().zip(&y.args).all(|(a, b)| combinable(a, b)) {
+                continue;
+            }
             let args: Option<smallvec::SmallVec<[Operand; 3]>> = x
                 .args
                 .iter()
                 .zip(&y.args)
-                .map(|(a, b)| combine(a, b))
+                .map(|(a, b)| combine(a, b, consts))
                 .collect();
             let Some(args) = args else { continue };
             let (Some((vx, _)), Some((vy, _))) = (x.dest, y.dest) else {
