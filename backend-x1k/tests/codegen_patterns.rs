@@ -114,3 +114,17 @@ fn literal_lanes_move_together() {
     assert!(alu <= 3, "{asm}");
     assert!(!asm.contains("omod_off"), "a literal move is back:\n{asm}");
 }
+
+/// A select on `x && y` is two selects on the comparisons' differences:
+/// no 1.0/0.0 values, no MIN, no CND.
+#[test]
+fn a_select_on_a_conjunction_nests() {
+    let (asm, alu) = compiled(
+        "kernel k(x: In<f32>, y: In<f32>, r: Out<f32>) {
+             r = select(x < 1.0 && y < 0.5, x, y);
+         }",
+        TOL_EXACT,
+    );
+    assert!(!asm.contains("cnd(") && !asm.contains("min("), "{asm}");
+    assert!(alu <= 3, "{asm}");
+}
