@@ -469,6 +469,10 @@ fn rgb_half(
         match op.dest {
             Some((v, dl)) => {
                 let c = channel_of(alloc, v, dl + lane)?;
+                // A DP4 into channel a is written by the alpha unit.
+                if c == 3 && kind == AluKind::Dp4 {
+                    return Ok(None);
+                }
                 if c == 3 {
                     return Err(CodegenError::internal(
                         "allocation-checker",
@@ -506,8 +510,13 @@ fn rgb_half(
             dest_def(defs, 0)?;
         }
         _ => {
+            // An output op's lane i is the target's channel first + i.
+            let first = match op.special {
+                Special::Output(_, first) => first,
+                _ => 0,
+            };
             for i in 0..op.width.min(3) {
-                let c = dest_def(defs, i)?.unwrap_or(i);
+                let c = dest_def(defs, i)?.unwrap_or(first + i);
                 for (input, arg) in op.args.iter().enumerate().take(arity(kind)) {
                     let port = Port::Rgb {
                         input: input as u8,
@@ -549,7 +558,11 @@ fn alpha_half(
     }
     let writes = match kind {
         AluKind::Trans(_) => op.unit != Unit::Both,
-        AluKind::Dp4 => false,
+        // DP4 writes through the alpha unit only into channel a.
+        AluKind::Dp4 => match op.dest {
+            Some((v, dl)) => channel_of(alloc, v, dl)? == 3,
+            None => false,
+        },
         _ => true,
     };
     if writes && let Some((v, dl)) = op.dest {

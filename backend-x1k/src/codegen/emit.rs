@@ -494,10 +494,19 @@ impl Emitter<'_> {
                     .map(|&l| (l, chans[(dl as usize + l) & 3]))
                     .collect())
             }
-            None => Ok(lanes
-                .iter()
-                .map(|&l| (l, if half_alpha { 3 } else { l as u8 }))
-                .collect()),
+            // An output op: lane l goes to the target's channel
+            // `first + l` (RGB channels only on the RGB unit).
+            None => {
+                let first = match op.special {
+                    Special::Output(_, first) => first as usize,
+                    _ => 0,
+                };
+                Ok(lanes
+                    .iter()
+                    .map(|&l| (l, if half_alpha { 3 } else { (first + l) as u8 }))
+                    .filter(|&(_, c)| half_alpha || c < 3)
+                    .collect())
+            }
         }
     }
 
@@ -645,9 +654,14 @@ impl Emitter<'_> {
             if let Some((p, _, _)) = op.presub {
                 inst.rgb.presub = p;
             }
-            let mask: u32 = chans.iter().fold(0, |m, &(_, c)| m | (1 << c));
+            // A DP4 computed into an alpha channel writes it by the alpha
+            // unit only.
+            let mask: u32 = chans
+                .iter()
+                .filter(|&&(_, c)| c < 3)
+                .fold(0, |m, &(_, c)| m | (1 << c));
             match op.special {
-                Special::Output(k) => {
+                Special::Output(k, _) => {
                     is_out = true;
                     out.rgb_mask = RgbMask::new(mask).unwrap_or(RgbMask::NONE);
                     out.rgb_target = target(k);
@@ -753,11 +767,12 @@ impl Emitter<'_> {
             }
             let alpha_writes_dest = match kind {
                 AluKind::Trans(_) => op.unit != crate::codegen::mir::Unit::Both,
-                AluKind::Dp4 | AluKind::Dp2 | AluKind::Dp3 => false,
+                // DP4's alpha half writes a destination in channel a.
+                AluKind::Dp2 | AluKind::Dp3 => false,
                 _ => true,
             };
             match op.special {
-                Special::Output(k) if op.width == 4 => {
+                Special::Output(k, first) if op.width == 4 || first == 3 => {
                     is_out = true;
                     out.alpha_mask = AlphaMask::On;
                     out.alpha_target = target(k);

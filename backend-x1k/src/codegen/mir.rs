@@ -194,9 +194,12 @@ pub enum Special {
     /// Sets the predicate bit of its unit (r for the RGB unit, a for the
     /// alpha unit) by comparing lane 0 with zero (CTM §3.3.9).
     Predicate(CompareOp),
-    /// Writes render target `target` (an OUT instruction, CTM §3.3.8),
-    /// lanes 0..3 to R, G, B and lane 3 to A.
-    Output(u8),
+    /// Writes render target `.0` (an OUT instruction, CTM §3.3.8): the
+    /// op's lane `l` goes to the target's channel `.1 + l` (R, G, B by
+    /// the RGB unit, A by the alpha unit). Several ops may write parts of
+    /// one target: a channel written more than once keeps the last value
+    /// (CTM §3.3.8).
+    Output(u8, u8),
     /// A UMRT (uncached) write: lanes (value, x, y) to R, G, B, A = 0.
     Umrt,
 }

@@ -5,6 +5,8 @@
 //! 1. [`isel`]: instruction selection to [`mir`] (virtual registers, a
 //!    tree of blocks, branches and loops; constants laid out by
 //!    [`consts`]);
+//!    [`vn`]: local value numbering (equal ops computed once); [`pair`]:
+//!    two vec2 ops as one vec4 op;
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -22,8 +24,10 @@ pub mod emit;
 pub mod hazards;
 pub mod isel;
 pub mod mir;
+pub mod pair;
 pub mod regalloc;
 pub mod sched;
+pub mod vn;
 
 use crate::Program;
 use crate::abi::{Bindings, BoolUniformBinding, InputBinding, OutputBinding, UniformBinding};
@@ -119,7 +123,7 @@ fn min_slots(nodes: &[mir::Node]) -> usize {
 /// [`CodegenError::Internal`] when the generator broke a rule.
 pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, CodegenError> {
     let m = module.module();
-    let (mut mir, consts, depths) = isel::Selector::new(m)?.run()?;
+    let (mut mir, mut consts, depths) = isel::Selector::new(m)?.run()?;
     let kernel = m.name.clone();
     if depths.loops > 4 || depths.ifs > 32 {
         return Err(CodegenError::Limit {
@@ -131,6 +135,8 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             ),
         });
     }
+    vn::run(&mut mir);
+    pair::run(&mut mir, &mut consts);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
     // in time linear in its size (issue 13).

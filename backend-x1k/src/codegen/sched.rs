@@ -91,7 +91,7 @@ fn dependences(mir: &Mir, ops: &[OpId]) -> Vec<Vec<(usize, Dep)>> {
                 umrt: o.special == Special::Umrt,
                 tex: o.unit == Unit::Tex,
                 kill: o.tex == Some(super::mir::TexKind::Kill),
-                output: matches!(o.special, Special::Output(_)),
+                output: matches!(o.special, Special::Output(..)),
             }
         })
         .collect();
@@ -352,7 +352,7 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                 // result (CTM §3.1).
                 let sets =
                     |o: &MirOp| matches!(o.special, Special::Predicate(_) | Special::AluResult(_));
-                let outs = |o: &MirOp| matches!(o.special, Special::Output(_) | Special::Umrt);
+                let outs = |o: &MirOp| matches!(o.special, Special::Output(..) | Special::Umrt);
                 let (oa, ob) = (mir.op(a), mir.op(ops[i]));
                 if (sets(oa) && outs(ob)) || (outs(oa) && sets(ob)) {
                     continue;

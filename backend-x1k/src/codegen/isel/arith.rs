@@ -385,10 +385,34 @@ impl Selector<'_> {
             RegClass::Rgb
         };
         let dest = self.mir.new_vreg(w, class);
-        let mut lane = 0u8;
+        // Neighbouring literal parts are moved by one op.
+        let mut merged: Vec<(Val, Option<usize>)> = Vec::with_capacity(parts.len());
         for (i, p) in parts.iter().enumerate() {
+            if let (
+                Some((Val::Lit { values, width }, None)),
+                Val::Lit {
+                    values: v,
+                    width: pw,
+                },
+            ) = (merged.last_mut(), p)
+            {
+                for x in &v[..*pw as usize] {
+                    values[(*width as usize).min(3)] = *x;
+                    *width += 1;
+                }
+                continue;
+            }
+            let literal = matches!(p, Val::Lit { .. });
+            merged.push((p.clone(), (!literal).then_some(i)));
+        }
+        if let Some(v) = self.fold_literal_lanes(&merged, inputs, dest, w)? {
+            return Ok(v);
+        }
+        let mut lane = 0u8;
+        for (p, input) in &merged {
             let pw = p.width();
-            let single_use = inputs.is_some_and(|ins| self.use_count(ins[i]) == 1);
+            let single_use =
+                inputs.is_some_and(|ins| input.is_some_and(|i| self.use_count(ins[i]) == 1));
             if single_use
                 && let Some(r) = Self::whole_register(p)
                 && self.mir.vreg(r).width == pw
@@ -413,6 +437,108 @@ impl Selector<'_> {
             lane += pw;
         }
         Ok(Val::reg(dest, w))
+    }
+}
+
+impl Selector<'_> {
+    /// A vector of literal lanes and one product (`vec3(2.0, 0.0, h * s)`)
+    /// as one MAD: the product's op computes every lane, reading 0 for A
+    /// and B in the literal lanes and the literals as its C (which was
+    /// 0), so no lane needs a move. RGB lanes only; `None` when the
+    /// parts do not have this form.
+    fn fold_literal_lanes(
+        &mut self,
+        merged: &[(Val, Option<usize>)],
+        inputs: Option<&[Value]>,
+        dest: crate::codegen::mir::VReg,
+        w: u8,
+    ) -> Result<Option<Val>, CodegenError> {
+        let Some(ins) = inputs else { return Ok(None) };
+        if w > 3 || merged.len() < 2 {
+            return Ok(None);
+        }
+        let mut values = [0.0f32; 4];
+        let mut computed: Option<(u8, crate::codegen::mir::VReg, u8)> = None;
+        let mut lane = 0u8;
+        for (p, input) in merged {
+            let pw = p.width();
+            match (p, input) {
+                (Val::Lit { values: v, .. }, None) => {
+                    // -0.0 + 0·0 would be +0.0.
+                    if v[..pw as usize]
+                        .iter()
+                        .any(|x| x.to_bits() == (-0.0f32).to_bits())
+                    {
+                        return Ok(None);
+                    }
+                    values[lane as usize..(lane + pw) as usize].copy_from_slice(&v[..pw as usize]);
+                }
+                (_, Some(i)) if computed.is_none() && self.use_count(ins[*i]) == 1 => {
+                    let Some(r) = Self::whole_register(p) else {
+                        return Ok(None);
+                    };
+                    computed = Some((lane, r, pw));
+                }
+                _ => return Ok(None),
+            }
+            lane += pw;
+        }
+        let Some((at, r, pw)) = computed else {
+            return Ok(None);
+        };
+        if self.mir.vreg(r).width != pw
+            || self.mir.vreg(r).fixed.is_some()
+            || self.names.get(&r) != Some(&1)
+            || self.mir.ops.iter().any(|o| o.reads().any(|x| x == r))
+        {
+            return Ok(None);
+        }
+        let defs: Vec<usize> = self
+            .mir
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.dest.is_some_and(|(d, _)| d == r))
+            .map(|(k, _)| k)
+            .collect();
+        let [def] = defs[..] else { return Ok(None) };
+        let id = crate::codegen::mir::OpId(def as u32);
+        let op = self.mir.op(id);
+        let zero_c = op.args.len() == 3
+            && op.args[2].src == Src::None
+            && op.args[2].lanes[..pw as usize]
+                .iter()
+                .all(|l| *l == Lane::Zero);
+        if !self.current_block().contains(&id)
+            || op.alu != Some(AluKind::Mad)
+            || op.presub.is_some()
+            || op.special != Special::None
+            || op.clamp
+            || op.dest != Some((r, 0))
+            || op.width != pw
+            || !matches!(op.unit, Unit::Rgb | Unit::Any)
+            || !zero_c
+        {
+            return Ok(None);
+        }
+        let c = self.consts.literal(&values[..w as usize])?;
+        let op = self.mir.op_mut(id);
+        for a in op.args.iter_mut().take(2) {
+            let old = a.lanes;
+            for (i, l) in a.lanes.iter_mut().enumerate() {
+                let i = i as u8;
+                *l = if i >= at && i < at + pw {
+                    old[(i - at) as usize]
+                } else {
+                    Lane::Zero
+                };
+            }
+        }
+        op.args[2] = c;
+        op.width = w;
+        op.unit = Unit::Rgb;
+        op.dest = Some((dest, 0));
+        Ok(Some(Val::reg(dest, w)))
     }
 }
 

@@ -50,6 +50,11 @@ impl Selector<'_> {
         lane: u8,
         width: u8,
     ) -> Option<Unit> {
+        // DP4 runs on both units, and either may write its result: the
+        // RGB unit into r, g or b, the alpha unit into a (CTM §3.3.4).
+        if kind == AluKind::Dp4 {
+            return (width == 1).then_some(Unit::Both);
+        }
         let trans = matches!(kind, AluKind::Trans(_));
         let in_alpha = match class {
             RegClass::Alpha => true,

@@ -276,6 +276,19 @@ impl Selector<'_> {
         match c {
             BoolVal::Lit(t) => Ok(if t { a } else { b }),
             BoolVal::Not(inner) => self.select_value(*inner, b, a, w),
+            // `x && y ? a : b` is `x ? (y ? a : b) : b`: two selects, each
+            // one CMP on its comparison's difference, instead of both
+            // comparisons as 1.0/0.0 values, their MIN and a CND; each
+            // comparison keeps its own NaN rule.
+            BoolVal::And(x, y) if x.known().is_none() && y.known().is_none() => {
+                let inner = self.select_value(*x, a, b.clone(), w)?;
+                self.select_value(*y, inner, b, w)
+            }
+            // `x || y ? a : b` is `x ? a : (y ? a : b)`.
+            BoolVal::Or(x, y) if x.known().is_none() && y.known().is_none() => {
+                let inner = self.select_value(*x, a.clone(), b, w)?;
+                self.select_value(*y, a, inner, w)
+            }
             BoolVal::Cmp(op, x, y) => {
                 let (swap, eq, complement) = cmp_form(op);
                 let (lo, hi) = if swap { (x, y) } else { (y, x) };

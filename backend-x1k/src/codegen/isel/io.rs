@@ -285,12 +285,39 @@ impl Selector<'_> {
         {
             let op = self.mir.op_mut(def);
             op.dest = None;
-            op.special = Special::Output(k);
+            op.special = Special::Output(k, 0);
             op.unit = match (op.unit, w) {
                 (Unit::Alpha, 1) => Unit::Both,
                 (Unit::Any, 1) => Unit::Rgb,
                 (u, _) => u,
             };
+            return Ok(());
+        }
+        // A vector assembled lane by lane in this block: each op computing
+        // a part writes its channels of the target (the last value written
+        // to a channel is the one sent out, CTM §3.3.8).
+        if let Val::View {
+            src: Src::Reg(v),
+            lanes,
+            modifier: InputModifier::None,
+            ..
+        } = &val
+            && lanes[..w as usize]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == Lane::Of(i as u8))
+            && !others
+                .iter()
+                .any(|o| matches!(o, Val::View { src: Src::Reg(x), .. } if x == v))
+            && let Some(defs) = self.part_defs_in_block(*v, w)
+        {
+            for (def, unit) in defs {
+                let op = self.mir.op_mut(def);
+                let first = op.dest.map_or(0, |(_, l)| l);
+                op.dest = None;
+                op.special = Special::Output(k, first);
+                op.unit = unit;
+            }
             return Ok(());
         }
         let op = self.operand(&val)?;
@@ -304,7 +331,7 @@ impl Selector<'_> {
             presub: None,
             omod_off: true,
             clamp: false,
-            special: Special::Output(k),
+            special: Special::Output(k, 0),
         });
         Ok(())
     }
@@ -340,6 +367,62 @@ impl Selector<'_> {
             && op.special == Special::None
             && !(w == 1 && op.unit == Unit::Both);
         ok.then_some(def)
+    }
+}
+
+impl Selector<'_> {
+    /// The ops of the current block that together write lanes 0..`w` of
+    /// `v` (each lane once) when nothing reads `v`, with the unit each
+    /// takes to write its lanes of an output (RGB channels by the RGB
+    /// unit, A by the alpha unit).
+    fn part_defs_in_block(
+        &self,
+        v: crate::codegen::mir::VReg,
+        w: u8,
+    ) -> Option<Vec<(crate::codegen::mir::OpId, Unit)>> {
+        let info = self.mir.vreg(v);
+        if info.fixed.is_some() || info.width != w || w < 2 {
+            return None;
+        }
+        let mut defs = Vec::new();
+        let mut covered = 0u8;
+        for (i, op) in self.mir.ops.iter().enumerate() {
+            if op.reads().any(|r| r == v) {
+                return None;
+            }
+            let Some((d, first)) = op.dest else { continue };
+            if d != v {
+                continue;
+            }
+            let id = crate::codegen::mir::OpId(i as u32);
+            let kind = op.alu?;
+            if !self.current_block().contains(&id) || op.special != Special::None {
+                return None;
+            }
+            let lanes = ((1u16 << op.width) - 1) << first;
+            if lanes > 0xF || covered as u16 & lanes != 0 {
+                return None;
+            }
+            covered |= lanes as u8;
+            let trans = matches!(kind, AluKind::Trans(_));
+            let unit = match (op.unit, first, op.width) {
+                (Unit::Both, 0, 4) => Unit::Both,
+                (_, _, 4) => return None,
+                // A (the alpha unit).
+                (Unit::Alpha | Unit::Any, 3, 1) => Unit::Alpha,
+                (Unit::Both, 3, 1) if trans => Unit::Alpha,
+                (Unit::Both, 3, 1) if kind == AluKind::Dp4 => Unit::Both,
+                (_, 3, _) => return None,
+                // R, G, B (the RGB unit; a transcendental through SOP).
+                (_, f, n) if f + n > 3 => return None,
+                (Unit::Rgb | Unit::Any, _, _) if !trans => Unit::Rgb,
+                (Unit::Both, _, 1) if trans || kind == AluKind::Dp4 => Unit::Both,
+                (Unit::Alpha, _, 1) if trans => Unit::Both,
+                _ => return None,
+            };
+            defs.push((id, unit));
+        }
+        (covered == (1u8 << w) - 1).then_some(defs)
     }
 }
 

@@ -1,0 +1,130 @@
+//! One small kernel per code-quality pattern of issue 12 (`docs/quality.md`):
+//! each asserts the instruction count the pattern's fix reaches (so the
+//! pattern cannot come back unnoticed) and that the program still agrees
+//! with the reference interpreter on random inputs.
+
+mod codegen_common;
+
+use codegen_common::{TOL_EXACT, TOL_TRANSCENDENTAL, args_for, check};
+use ctm_backend_x1k::codegen::compile_kernel;
+use ctm_backend_x1k::isa::{self, Inst};
+use ctm_frontend::{CheckOptions, Target, compile};
+use ctm_ir::passes::OptLevel;
+
+/// Compiles `src` at -O2, checks it against the reference on three input
+/// sets (values in -2..2), and returns its listing and ALU/OUT count.
+fn compiled(src: &str, tol: f32) -> (String, usize) {
+    let c = compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = c.program.expect("checks");
+    let k = &program.kernels[0];
+    let p = compile_kernel(&program, k, OptLevel::O2, &Default::default()).expect("compiles");
+    for seed in 0..3 {
+        let args = args_for(k, (8, 8), seed, |_| (-2.0, 2.0));
+        if let Err(e) = check(&program, k, &args, tol) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    let alu = p.insts.iter().filter(|i| matches!(i, Inst::Alu(_))).count();
+    (isa::format_program(&p.insts), alu)
+}
+
+/// Four DP4s are the four lanes of the output: no lane copies, no copy-out.
+#[test]
+fn dot_products_write_the_output_lanes() {
+    let (asm, alu) = compiled(
+        "kernel k(m: mat4, v: In<vec4>, r: Out<vec4>) { r = v * m; }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 4, "{asm}");
+    assert!(!asm.contains("omod_off"), "a copy is back:\n{asm}");
+}
+
+/// An output assembled from an RGB result and an alpha result is written
+/// by the two ops themselves (one co-issued instruction).
+#[test]
+fn an_assembled_output_needs_no_copy() {
+    let (asm, alu) = compiled(
+        "kernel k(img: In<vec4>, n: Out<vec4>) { n = vec4(1.0 - img.rgb, img.a * 2.0); }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 1, "{asm}");
+}
+
+/// `f(x)` and `f(-x)` share `abs`, the square and what follows: one
+/// exponential and one reciprocal (value numbering over input modifiers
+/// and product signs).
+#[test]
+fn negated_arguments_share_their_work() {
+    let (asm, _) = compiled(
+        "fn g(d: f32) -> f32 { exp(-0.5 * d * d) / (1.0 + 0.25 * abs(d)) }
+         kernel k(x: In<f32>, a: Out<f32>, b: Out<f32>) { a = g(x); b = g(-x); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert_eq!(asm.matches("ex2(").count(), 1, "{asm}");
+    assert_eq!(asm.matches("rcp(").count(), 1, "{asm}");
+}
+
+/// Two gather coordinates (vec2 each) are computed by one vec4 op, the
+/// second read through the `.ba` swizzle (when their operands differ only
+/// in lanes: `+(1, 0)` and `+(0, 1)` do, `+(1, 0)` and `−(1, 0)` do not).
+#[test]
+fn two_coordinates_per_op() {
+    let (asm, alu) = compiled(
+        "kernel k(img: In<f32>, r: Out<f32>) {
+             let p = index();
+             r = img[p + vec2(1.0, 0.0)] - img[p + vec2(0.0, 1.0)];
+         }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+    assert!(asm.contains(".baaa"), "{asm}");
+}
+
+/// `p + (1, 0)` and `p − (1, 0)` pair too: their constant operands
+/// become one literal `(1, 0, −1, 0)`.
+#[test]
+fn opposite_offsets_pair() {
+    let (asm, alu) = compiled(
+        "kernel k(img: In<f32>, r: Out<f32>) {
+             let p = index();
+             r = img[p + vec2(1.0, 0.0)] - img[p - vec2(1.0, 0.0)];
+         }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+}
+
+/// Neighbouring literal lanes of a constructed vector are one move, or
+/// none when a product computes the vector's other lane (the literals
+/// become its addend).
+#[test]
+fn literal_lanes_move_together() {
+    let (asm, alu) = compiled(
+        "kernel k(s: f32, h: In<f32>, n: Out<vec4>) {
+             let t = vec3(2.0, 0.0, h * s);
+             n = vec4(t * h, h * 3.0);
+         }",
+        TOL_EXACT,
+    );
+    assert!(alu <= 3, "{asm}");
+    assert!(!asm.contains("omod_off"), "a literal move is back:\n{asm}");
+}
+
+/// A select on `x && y` is two selects on the comparisons' differences:
+/// no 1.0/0.0 values, no MIN, no CND.
+#[test]
+fn a_select_on_a_conjunction_nests() {
+    let (asm, alu) = compiled(
+        "kernel k(x: In<f32>, y: In<f32>, r: Out<f32>) {
+             r = select(x < 1.0 && y < 0.5, x, y);
+         }",
+        TOL_EXACT,
+    );
+    assert!(!asm.contains("cnd(") && !asm.contains("min("), "{asm}");
+    assert!(alu <= 3, "{asm}");
+}
