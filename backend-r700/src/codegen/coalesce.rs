@@ -14,11 +14,13 @@
 //! * **Copy coalescing**: a `MOV` into a tuple register (fetch
 //!   coordinates, exported values, scatter operands) from a register
 //!   with one definition and no other use is removed, the definition
-//!   writing the tuple register directly.
+//!   writing the tuple register directly; also where the source has other
+//!   uses, if the tuple register has no other definition: those uses then
+//!   read the tuple register.
 
 use std::collections::HashMap;
 
-use super::mir::{Block, Item, Mir, Opc, Role, Src, VReg};
+use super::mir::{Block, Item, Lane, Mir, Opc, Role, Src, VReg};
 use crate::isa::Op2;
 
 /// Runs both clean-ups on `mir`.
@@ -251,9 +253,10 @@ fn find_moves(
                     && vi.tuple.is_none()
                     && vi.gpr.is_none()
                     && !vi.merge
-                    && uses.get(&v) == Some(&1)
+                    && (uses.get(&v) == Some(&1) || (defs.get(&t) == Some(&1) && !ti.merge))
                     && defs.get(&v) == Some(&1)
                     && alu_defined.contains(&v)
+                    && !out.contains_key(&v)
                 {
                     out.insert(v, t);
                 }
@@ -297,6 +300,11 @@ fn rewrite(block: &mut Block, map: &HashMap<VReg, VReg>) {
         }
         _ => true,
     });
+    let renamed = |v: &mut VReg| {
+        if let Some(&t) = map.get(v) {
+            *v = t;
+        }
+    };
     for item in block.iter_mut() {
         match item {
             Item::Alu(op) => {
@@ -305,13 +313,36 @@ fn rewrite(block: &mut Block, map: &HashMap<VReg, VReg>) {
                 {
                     op.dst = Some(t);
                 }
+                // Other reads of a source with several uses read the
+                // tuple register, which (one definition) holds the same
+                // value from the same point on.
+                for src in op.srcs.iter_mut() {
+                    if let Src::Reg(v) = &mut src.src {
+                        renamed(v);
+                    }
+                }
+            }
+            Item::Fetch(f) => {
+                for v in f.coord.iter_mut() {
+                    renamed(v);
+                }
+            }
+            Item::Export { lanes, .. } => {
+                for l in lanes.iter_mut() {
+                    if let Lane::Reg(v) = l {
+                        renamed(v);
+                    }
+                }
+            }
+            Item::MemExport { value, index } => {
+                renamed(value);
+                renamed(index);
             }
             Item::If { then, els } => {
                 rewrite(then, map);
                 rewrite(els, map);
             }
             Item::Loop { body } => rewrite(body, map),
-            _ => {}
         }
     }
 }
