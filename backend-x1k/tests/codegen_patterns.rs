@@ -128,3 +128,31 @@ fn a_select_on_a_conjunction_nests() {
     assert!(!asm.contains("cnd(") && !asm.contains("min("), "{asm}");
     assert!(alu <= 3, "{asm}");
 }
+
+/// Generated kernel 501234 at -O1: a DP4 computed into an alpha phi
+/// register while a later op read its (RGB) result through a presubtract
+/// broke the allocation checker. A value read by a presubtract stays on
+/// its side (RGB or alpha) when it is computed into another register.
+#[test]
+fn a_presubtracted_value_keeps_its_side() {
+    use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
+    let options = GenOptions::new(Target::X1k, NumericsMode::Robust);
+    let g = generate(501_234, &options);
+    let (program, _) = ctm_frontend::check::check(
+        &g.file,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = program.expect("checks");
+    let k = program
+        .kernels
+        .iter()
+        .find(|k| k.name == g.kernel_name)
+        .expect("the kernel");
+    for level in [OptLevel::O1, OptLevel::O2] {
+        let args = random_args(k, (7, 5), 1_002_468, NumericsMode::Robust);
+        codegen_common::check_at(&program, k, &args, g.tolerance(), level, &|_, _, _| None)
+            .unwrap_or_else(|e| panic!("{level:?}: {e}"));
+    }
+}

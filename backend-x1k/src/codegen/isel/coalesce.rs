@@ -106,6 +106,26 @@ impl Selector<'_> {
         let Some(unit) = Self::unit_for(op.unit, kind, class, lane, op.width) else {
             return false;
         };
+        // A presubtract reading `v` was placed on the unit of `v`'s
+        // channels (RGB or alpha, CTM §3.3.2): the value must stay on that
+        // side (a DP4's RGB result moved into an alpha lane would not).
+        let presub_reads = later.iter().any(|&o| {
+            self.mir
+                .op(o)
+                .presub
+                .as_ref()
+                .is_some_and(|(_, a, b)| a.vreg() == Some(v) || b.vreg() == Some(v))
+        });
+        let same_side = match (self.mir.vreg(v).class, class) {
+            (RegClass::Rgb, RegClass::Rgb) | (RegClass::Alpha, RegClass::Alpha) => true,
+            (RegClass::Rgb, RegClass::Rgba) => lane + op.width <= 3,
+            (RegClass::Alpha, RegClass::Rgba) => lane == 3,
+            (RegClass::Rgba, RegClass::Rgba) => lane == 0,
+            _ => false,
+        };
+        if presub_reads && !same_side {
+            return false;
+        }
         let op = self.mir.op_mut(id);
         op.dest = Some((dest, lane));
         op.unit = unit;
