@@ -27,6 +27,11 @@ fn work(src: &str) -> u64 {
 /// Asserts that the kernel `shape(10 n)` costs at most 15 times `shape(n)`.
 fn near_linear(name: &str, shape: impl Fn(usize) -> String) {
     let (small, large) = (work(&shape(1_000)), work(&shape(10_000)));
+    // Printed for docs/scaling.md (`-- --nocapture`).
+    println!(
+        "{name}: {small} visits at 1,000, {large} at 10,000 ({:.1}x)",
+        large as f64 / small as f64
+    );
     assert!(small > 1_000, "{name}: {small} visits for 1,000 statements");
     assert!(
         large <= 15 * small,

@@ -92,6 +92,21 @@ impl CodegenError {
     }
 }
 
+/// The deepest nest of thetas (loops) in `m`.
+fn theta_depth(m: &ctm_ir::Module) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(m.root, 0usize)];
+    while let Some((r, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        for n in m.nodes(r) {
+            let op = &m.node(n).op;
+            let inner = d + usize::from(matches!(op, ctm_ir::Op::Theta(_)));
+            stack.extend(op.regions().into_iter().map(|b| (b, inner)));
+        }
+    }
+    deepest
+}
+
 /// A lower bound on the instruction slots (CTM §3.1: 512 of them) of the
 /// blocks under `nodes`: the scheduler puts every op of a block in one
 /// part of a [`sched::Bundle`] (RGB, alpha or texture: at most three ops a
@@ -123,6 +138,20 @@ fn min_slots(nodes: &[mir::Node]) -> usize {
 /// [`CodegenError::Internal`] when the generator broke a rule.
 pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, CodegenError> {
     let m = module.module();
+    // Every theta becomes at least one hardware loop level (`isel::flow`),
+    // so a deeper nest of thetas is refused before selection, whose cost
+    // grows faster than linearly with the depth (issue 13).
+    let theta_depth = theta_depth(m);
+    if theta_depth > 4 {
+        let kernel = &m.name;
+        return Err(CodegenError::Limit {
+            code: Code::FlowControlTooDeep,
+            kernel: kernel.clone(),
+            message: format!(
+                "`{kernel}` nests at least {theta_depth} loops; the x1k allows 4 loops and 32 branches"
+            ),
+        });
+    }
     let (mut mir, mut consts, depths) = isel::Selector::new(m)?.run()?;
     let kernel = m.name.clone();
     if depths.loops > 4 || depths.ifs > 32 {
