@@ -157,6 +157,18 @@ fn combine(a: &Operand, b: &Operand, consts: &mut ConstTable) -> Option<Operand>
     })
 }
 
+/// How many ops after a candidate are searched for its partner.
+const WINDOW: usize = 48;
+
+/// The register `v`'s lanes live in now.
+fn current(moved: &[Option<(VReg, u8)>], v: VReg) -> VReg {
+    moved
+        .get(v.0 as usize)
+        .copied()
+        .flatten()
+        .map_or(v, |(m, _)| m)
+}
+
 fn block(
     mir: &mut Mir,
     ops: &mut Vec<OpId>,
@@ -170,7 +182,10 @@ fn block(
         if gone[i] || !candidate(mir, mir.op(ops[i]), defs) {
             continue;
         }
-        for j in i + 1..n {
+        // A bounded window keeps the pass linear in the block's length
+        // (issue 13: thousands of candidates made it quadratic, the
+        // clobber scan cubic); pairs worth merging sit close together.
+        for j in i + 1..n.min(i + 1 + WINDOW) {
             if gone[j] {
                 continue;
             }
@@ -184,13 +199,16 @@ fn block(
                 continue;
             }
             // y moves up to x: nothing from x to y may write what y reads.
-            let reads: Vec<VReg> = y.reads().collect();
+            // Names are compared as merged (`moved`): ops past the window
+            // are renamed only at the end of the pass.
+            let reads: Vec<VReg> = y.reads().map(|r| current(moved, r)).collect();
             // Nor read y's result (a value of the previous iteration).
             let vy = y.dest.map(|(v, _)| v);
             let clobbered = ops[i..j].iter().any(|&o| {
                 let op = mir.op(o);
-                op.dest.is_some_and(|(d, _)| reads.contains(&d))
-                    || op.reads().any(|r| Some(r) == vy)
+                op.dest
+                    .is_some_and(|(d, _)| reads.contains(&current(moved, d)))
+                    || op.reads().any(|r| Some(current(moved, r)) == vy)
             });
             if clobbered {
                 continue;
@@ -219,8 +237,9 @@ fn block(
             moved[vx.0 as usize] = Some((m, 0));
             moved[vy.0 as usize] = Some((m, 2));
             gone[j] = true;
-            // Later ops of this block read the new register.
-            for &o in &ops[i + 1..] {
+            // Later ops of the window read the new register (the rest are
+            // renamed at the end of the pass).
+            for &o in &ops[i + 1..n.min(i + 1 + 2 * WINDOW)] {
                 let op = mir.op_mut(o);
                 for a in op.args.iter_mut() {
                     rename(a, moved);

@@ -18,6 +18,10 @@
 //! zero may then differ from the op it replaces (`docs/backend-x1k.md`
 //! §3: "the sign of zero may differ").
 
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
 use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Operand, Special, Src, VReg};
 use crate::isa::InputModifier;
 
@@ -33,7 +37,12 @@ pub fn run(mir: &mut Mir) {
     let mut repl: Vec<Option<(VReg, bool)>> = vec![None; mir.vregs.len()];
     let mut body = std::mem::take(&mut mir.body);
     let mut changed = false;
-    walk(mir, &mut body, &defs, &mut repl, &mut changed);
+    let mut state = Numbering {
+        defs: &defs,
+        negatable: negatable_reads(mir),
+        version: vec![0; mir.vregs.len()],
+    };
+    walk(mir, &mut body, &mut state, &mut repl, &mut changed);
     mir.body = body;
     if changed {
         for op in &mut mir.ops {
@@ -45,18 +54,18 @@ pub fn run(mir: &mut Mir) {
 fn walk(
     mir: &mut Mir,
     nodes: &mut [Node],
-    defs: &[u32],
+    state: &mut Numbering<'_>,
     repl: &mut Vec<Option<(VReg, bool)>>,
     changed: &mut bool,
 ) {
     for n in nodes {
         match n {
-            Node::Block(ops) => block(mir, ops, defs, repl, changed),
+            Node::Block(ops) => block(mir, ops, state, repl, changed),
             Node::If { then, else_, .. } => {
-                walk(mir, then, defs, repl, changed);
-                walk(mir, else_, defs, repl, changed);
+                walk(mir, then, state, repl, changed);
+                walk(mir, else_, state, repl, changed);
             }
-            Node::Loop { body, .. } => walk(mir, body, defs, repl, changed),
+            Node::Loop { body, .. } => walk(mir, body, state, repl, changed),
             Node::Break { .. } => {}
         }
     }
@@ -139,65 +148,121 @@ fn candidate(mir: &Mir, op: &MirOp, defs: &[u32]) -> Option<VReg> {
     ok.then_some(v)
 }
 
-/// Whether every reader of `v` takes it as an ALU operand (which has an
-/// input modifier).
-fn negatable_reads(mir: &Mir, v: VReg) -> bool {
-    mir.ops.iter().all(|op| {
-        let in_presub = op
-            .presub
-            .as_ref()
-            .is_some_and(|(_, a, b)| a.vreg() == Some(v) || b.vreg() == Some(v));
-        let reads = op.args.iter().any(|a| a.vreg() == Some(v));
-        !(in_presub || (reads && op.alu.is_none()))
-    })
+/// For every register, whether every reader takes it as an ALU operand
+/// (which has an input modifier): not a presubtract source, not a texture
+/// coordinate. Computed once; renaming never adds readers to a register
+/// before its own definition is visited.
+fn negatable_reads(mir: &Mir) -> Vec<bool> {
+    let mut ok = vec![true; mir.vregs.len()];
+    for op in &mir.ops {
+        if let Some((_, a, b)) = &op.presub {
+            for v in [a.vreg(), b.vreg()].into_iter().flatten() {
+                ok[v.0 as usize] = false;
+            }
+        }
+        if op.alu.is_none() {
+            for v in op.args.iter().filter_map(Operand::vreg) {
+                ok[v.0 as usize] = false;
+            }
+        }
+    }
+    ok
+}
+
+/// An earlier op of the block: its canonical form and sign, its register,
+/// and the versions (definitions seen) of that register and of every
+/// register it reads when it was recorded. It stands for its value while
+/// none of them has been redefined.
+struct Entry {
+    canonical: MirOp,
+    neg: bool,
+    reg: VReg,
+    version: u32,
+    reads: SmallVec<[(VReg, u32); 4]>,
+}
+
+impl Entry {
+    fn valid(&self, version: &[u32]) -> bool {
+        version[self.reg.0 as usize] == self.version
+            && self.reads.iter().all(|&(r, n)| version[r.0 as usize] == n)
+    }
+}
+
+/// The hashed part of a canonical form; [`block`] compares the rest.
+type Key = (Option<AluKind>, u8, SmallVec<[Operand; 3]>);
+
+/// The per-run state of the numbering.
+struct Numbering<'a> {
+    defs: &'a [u32],
+    negatable: Vec<bool>,
+    /// Definitions of each register seen so far.
+    version: Vec<u32>,
 }
 
 fn block(
     mir: &mut Mir,
     ops: &mut Vec<OpId>,
-    defs: &[u32],
+    state: &mut Numbering<'_>,
     repl: &mut [Option<(VReg, bool)>],
     changed: &mut bool,
 ) {
-    // Earlier ops still valid: (canonical form, its sign, its register).
-    let mut seen: Vec<(MirOp, bool, VReg)> = Vec::new();
+    // Earlier ops of this block, by operation and operands (a hash table,
+    // so a block of n ops costs about n lookups: issue 13).
+    let mut seen: HashMap<Key, Vec<Entry>> = HashMap::new();
     let mut keep = Vec::with_capacity(ops.len());
     for &id in ops.iter() {
         rename(mir.op_mut(id), repl);
         let op = mir.op(id);
-        let cand = candidate(mir, op, defs);
-        let mut removed = false;
+        let cand = candidate(mir, op, state.defs);
         if let Some(v) = cand {
             let (c, neg) = canonical(op);
-            let same = seen.iter().find(|(s, _, w)| {
-                mir.vreg(*w).class == mir.vreg(v).class
-                    && s.alu == c.alu
-                    && s.unit == c.unit
-                    && s.width == c.width
-                    && s.args == c.args
-                    && s.presub == c.presub
-                    && s.omod_off == c.omod_off
-                    && s.clamp == c.clamp
+            let key: Key = (c.alu, c.width, c.args.clone());
+            let same = seen.get(&key).and_then(|entries| {
+                entries.iter().find(|e| {
+                    e.valid(&state.version)
+                        && mir.vreg(e.reg).class == mir.vreg(v).class
+                        && e.canonical.unit == c.unit
+                        && e.canonical.presub == c.presub
+                        && e.canonical.omod_off == c.omod_off
+                        && e.canonical.clamp == c.clamp
+                })
             });
-            if let Some(&(_, sneg, w)) = same {
-                let negated = sneg != neg;
-                if !negated || negatable_reads(mir, v) {
-                    repl[v.0 as usize] = Some((w, negated));
-                    removed = true;
+            if let Some(e) = same {
+                let negated = e.neg != neg;
+                if !negated || state.negatable[v.0 as usize] {
+                    repl[v.0 as usize] = Some((e.reg, negated));
                     *changed = true;
+                    continue;
                 }
             }
         }
-        if removed {
-            continue;
-        }
-        // A redefined register invalidates the entries reading it.
-        if let Some((d, _)) = mir.op(id).dest {
-            seen.retain(|(s, _, w)| *w != d && !s.reads().any(|r| r == d));
+        let reads: SmallVec<[(VReg, u32); 4]> = op
+            .reads()
+            .map(|r| (r, state.version[r.0 as usize]))
+            .collect();
+        // A definition makes the entries of its register, and those
+        // reading it, stale (their versions no longer match).
+        if let Some((d, _)) = op.dest {
+            state.version[d.0 as usize] += 1;
         }
         if let Some(v) = cand {
             let (c, neg) = canonical(mir.op(id));
-            seen.push((c, neg, v));
+            let entry = Entry {
+                neg,
+                reg: v,
+                version: state.version[v.0 as usize],
+                reads,
+                canonical: c,
+            };
+            let bucket = seen
+                .entry((
+                    entry.canonical.alu,
+                    entry.canonical.width,
+                    entry.canonical.args.clone(),
+                ))
+                .or_default();
+            bucket.retain(|e| e.valid(&state.version));
+            bucket.push(entry);
         }
         keep.push(id);
     }
