@@ -4,7 +4,9 @@
 //! `-O0`, another fifth at `-O1`), launched by the driver's target layer
 //! (`ctm::simulate::run_kernel`: the ELF, the loader of
 //! `docs/abi-x1k.md`/`docs/abi-r700.md`, the simulated device) and compared
-//! with the reference interpreter within the kernel's spec §7 tolerance.
+//! with the reference interpreter within the kernel's spec §7 tolerance
+//! (a difference is accepted only through the chain of `ctmc --check`,
+//! `docs/cli.md`: the target's documented arithmetic, at most 2 %).
 //!
 //! The crates' own differential tests (`backend-*/tests/codegen_random.rs`)
 //! run the simulators with their own launch; this one goes through the
@@ -39,8 +41,19 @@ fn levels(seed: u64) -> Vec<OptLevel> {
     }
 }
 
-/// Runs one seed on `target`; `Ok(false)` when over a hardware limit.
-fn one(seed: u64, front: Target, target: ctm::Target) -> Result<bool, String> {
+/// How one seed ended, short of a failure.
+enum Outcome {
+    /// Every output matched the reference at every level.
+    Agree,
+    /// Some output differed from the reference only by the target's
+    /// documented arithmetic (the `--check` chain accepted it).
+    Explained,
+    /// Over a hardware limit (a diagnostic).
+    OverLimit,
+}
+
+/// Runs one seed on `target`.
+fn one(seed: u64, front: Target, target: ctm::Target) -> Result<Outcome, String> {
     let options = GenOptions::new(front, NumericsMode::Robust);
     let g = generate(seed, &options);
     let checked = ctm_frontend::compile(&g.source, &CheckOptions { target: front });
@@ -56,6 +69,7 @@ fn one(seed: u64, front: Target, target: ctm::Target) -> Result<bool, String> {
     let want = run_kernel(&program, kernel, &args, &RunOptions::default())
         .map_err(|e| format!("reference: {e}"))?;
     let machine = ctm::machine(target).ok_or("no machine")?;
+    let mut explained = false;
     for level in levels(seed) {
         let compilation = ctm::compile(
             &g.source,
@@ -68,7 +82,7 @@ fn one(seed: u64, front: Target, target: ctm::Target) -> Result<bool, String> {
         .map_err(|e| format!("{level:?}: {e}\n{}", g.source))?;
         let code = match ctm::pipeline::compile_entry(None, &compilation, machine, None) {
             Ok(p) => p,
-            Err(ctm::CodegenFailure::Limit(_)) => return Ok(false),
+            Err(ctm::CodegenFailure::Limit(_)) => return Ok(Outcome::OverLimit),
             Err(e) => return Err(format!("{level:?}: {e}\n{}", g.source)),
         };
         let got = ctm::simulate::run_kernel(
@@ -79,50 +93,90 @@ fn one(seed: u64, front: Target, target: ctm::Target) -> Result<bool, String> {
             &SimulateOptions::default(),
         )
         .map_err(|e| format!("{level:?}: {e}\n{}", g.source))?;
-        for w in &want.outputs {
-            let o = got
-                .outputs
-                .iter()
-                .find(|o| o.name == w.name)
-                .ok_or_else(|| format!("no output `{}`", w.name))?;
-            let (gv, wv) = (
-                o.data.as_f32().ok_or("not f32")?,
-                w.data.as_f32().ok_or("reference not f32")?,
-            );
-            if gv.len() != wv.len() {
-                return Err(format!("`{}`: length {} vs {}", w.name, gv.len(), wv.len()));
+        let mismatch = first_mismatch(&want.outputs, &got.outputs, g.tolerance())?;
+        if let Some(m) = mismatch {
+            // The same chain as `ctmc --check` (`docs/cli.md`): accepted
+            // only if the IR interpreter with the language's numerics
+            // matches the reference and the machine matches it with the
+            // target's (fused MAD/DP, reciprocal division); a code
+            // generator or device error fails the second link.
+            let report = ctm::simulate::check_against_reference(
+                &compilation,
+                &ctm::RunData::Kernel(args.clone()),
+                &got.outputs,
+                &SimulateOptions::default(),
+            )
+            .map_err(|e| format!("{level:?}: check: {e}"))?;
+            if !report.passed() {
+                return Err(format!("{level:?}: {m}\n{}", g.source));
             }
-            for (k, (a, b)) in gv.iter().zip(wv).enumerate() {
-                if !values_match(*a, *b, f64::from(g.tolerance())) {
-                    return Err(format!(
-                        "{level:?}: `{}`[{k}]: got {a}, reference {b}\n{}",
-                        w.name, g.source
-                    ));
-                }
+            explained = true;
+        }
+    }
+    Ok(if explained {
+        Outcome::Explained
+    } else {
+        Outcome::Agree
+    })
+}
+
+/// The first element of `got` that differs from `want` beyond `tolerance`.
+fn first_mismatch(
+    want: &[ctm_frontend::interp::OutputData],
+    got: &[ctm::simulate::RunOutput],
+    tolerance: f32,
+) -> Result<Option<String>, String> {
+    for w in want {
+        let o = got
+            .iter()
+            .find(|o| o.name == w.name)
+            .ok_or_else(|| format!("no output `{}`", w.name))?;
+        let (gv, wv) = (
+            o.data.as_f32().ok_or("not f32")?,
+            w.data.as_f32().ok_or("reference not f32")?,
+        );
+        if gv.len() != wv.len() {
+            return Err(format!("`{}`: length {} vs {}", w.name, gv.len(), wv.len()));
+        }
+        for (k, (a, b)) in gv.iter().zip(wv).enumerate() {
+            if !values_match(*a, *b, f64::from(tolerance)) {
+                return Ok(Some(format!("`{}`[{k}]: got {a}, reference {b}", w.name)));
             }
         }
     }
-    Ok(true)
+    Ok(None)
 }
 
 fn run_target(front: Target, target: ctm::Target) {
     let first = env("CTM_RANDOM_FIRST", FIRST_SEED);
     let count = env("CTM_RANDOM_KERNELS", KERNELS);
-    let (mut agree, mut over_limit, mut failed) = (0u64, 0u64, Vec::new());
+    let (mut agree, mut explained, mut over_limit, mut failed) = (0u64, 0u64, 0u64, Vec::new());
     for seed in first..first + count {
         match one(seed, front, target) {
-            Ok(true) => agree += 1,
-            Ok(false) => over_limit += 1,
+            Ok(Outcome::Agree) => agree += 1,
+            Ok(Outcome::Explained) => explained += 1,
+            Ok(Outcome::OverLimit) => over_limit += 1,
             Err(e) => failed.push(format!("seed {seed}: {e}")),
         }
     }
     eprintln!(
         "{target:?}: {agree} of {count} random kernels agree through the driver, \
+         {explained} more by the target's arithmetic (the --check chain), \
          {over_limit} over a limit, {} failed",
         failed.len()
     );
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
-    assert!(agree * 10 >= count * 9, "only {agree} of {count} ran");
+    assert!(
+        (agree + explained) * 10 >= count * 9,
+        "only {} of {count} ran",
+        agree + explained
+    );
+    // Robust-mode kernels rarely depend on the last bits: a rise here
+    // means the generator or the arithmetic model drifted.
+    assert!(
+        explained * 50 <= count,
+        "{explained} of {count} needed the chain"
+    );
 }
 
 #[test]
