@@ -142,3 +142,37 @@ fn deep_if_nests() {
         assert!(e.contains("error[CK0008]"), "{e}");
     }
 }
+
+#[test]
+fn many_parameters() {
+    // Far past the limits on inputs (16), outputs (4 / 8) and float
+    // constants (256): named, from the front end (whose parameter lookups
+    // were quadratic: 100,000 inputs took 45 s to reach CK0063).
+    let inputs: Vec<String> = (0..100_000).map(|i| format!("x{i}: In<f32>")).collect();
+    let src = format!(
+        "kernel k({}, r: Out<f32>) {{ r = x7; }}\n",
+        inputs.join(", ")
+    );
+    let outputs: Vec<String> = (0..10_000).map(|i| format!("o{i}: Out<f32>")).collect();
+    let writes: Vec<String> = (0..10_000).map(|i| format!("o{i} = x;")).collect();
+    let outs = format!(
+        "kernel k(x: In<f32>, {}) {{ {} }}\n",
+        outputs.join(", "),
+        writes.join(" ")
+    );
+    let uniforms: Vec<String> = (0..10_000).map(|i| format!("u{i}: f32")).collect();
+    let sum: Vec<String> = (0..10_000).map(|i| format!(" a = a + u{i};")).collect();
+    let unis = format!(
+        "kernel k(x: In<f32>, {}, r: Out<f32>) {{ let mut a = x;{} r = a; }}\n",
+        uniforms.join(", "),
+        sum.join("")
+    );
+    for t in ["x1k", "r700"] {
+        let e = compile(&src, t).expect_err("inputs");
+        assert!(e.contains("error[CK0063]") && e.contains("16"), "{e}");
+        let e = compile(&outs, t).expect_err("outputs");
+        assert!(e.contains("error[CK0062]"), "{e}");
+        let e = compile(&unis, t).expect_err("uniforms");
+        assert!(e.contains("error[CK0064]") && e.contains("256"), "{e}");
+    }
+}

@@ -59,6 +59,10 @@ pub(super) struct Cx<'c, 'a> {
     pub params: Vec<tast::KernelParam>,
     /// Names of kernel parameters whose declaration failed.
     pub failed_params: Vec<String>,
+    /// `params` and `failed_params` by name (lookups in constant time: a
+    /// kernel of 100,000 parameters was quadratic, issue 13).
+    param_index: std::collections::HashMap<String, usize>,
+    failed_index: std::collections::HashSet<String>,
     /// Some statement or expression failed to check (errors were reported),
     /// so whole-body analyses would only repeat them.
     pub tainted: bool,
@@ -79,6 +83,8 @@ impl<'c, 'a> Cx<'c, 'a> {
             poisoned: Vec::new(),
             params: Vec::new(),
             failed_params: Vec::new(),
+            param_index: std::collections::HashMap::new(),
+            failed_index: std::collections::HashSet::new(),
             tainted: false,
         }
     }
@@ -135,10 +141,10 @@ impl<'c, 'a> Cx<'c, 'a> {
         if let Some(id) = self.by_name.get(name).and_then(|ids| ids.last()) {
             return Found::Local(*id);
         }
-        if let Some(p) = self.params.iter().position(|p| p.name == name) {
+        if let Some(&p) = self.param_index.get(name) {
             return Found::Param(ParamId(p as u32));
         }
-        if self.failed_params.iter().any(|p| p == name) {
+        if self.failed_index.contains(name) {
             return Found::Failed;
         }
         match self.ck.items.get(name) {
@@ -219,6 +225,10 @@ impl<'a> Checker<'a> {
     pub(super) fn check_kernel(&mut self, k: &'a ast::KernelItem) -> tast::Kernel {
         let (params, failed) = self.check_kernel_params(k);
         let mut cx = Cx::new(self, BodyKind::Kernel);
+        for (i, p) in params.iter().enumerate() {
+            cx.param_index.entry(p.name.clone()).or_insert(i);
+        }
+        cx.failed_index = failed.iter().cloned().collect();
         cx.params = params;
         cx.failed_params = failed;
         cx.push_scope();
@@ -262,9 +272,11 @@ impl<'a> Checker<'a> {
     ) -> (Vec<tast::KernelParam>, Vec<String>) {
         let mut out: Vec<tast::KernelParam> = Vec::new();
         let mut failed = Vec::new();
+        // The span of each accepted parameter by name (a scan per parameter
+        // was quadratic in their number, issue 13).
+        let mut seen: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
         for p in &k.params {
-            if let Some(prev) = out.iter().find(|q| q.name == p.name.name) {
-                let prev = prev.span;
+            if let Some(&prev) = seen.get(p.name.name.as_str()) {
                 self.error(
                     Diagnostic::new(
                         Code::DuplicateParameter,
@@ -322,6 +334,7 @@ impl<'a> Checker<'a> {
                     continue;
                 }
             };
+            seen.insert(p.name.name.as_str(), p.name.span);
             out.push(tast::KernelParam {
                 name: p.name.name.clone(),
                 kind,
