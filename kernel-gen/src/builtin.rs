@@ -309,7 +309,10 @@ impl Gen<'_> {
                     let r = x.r.clamp(Range::point(0.0), Range::point(1.0));
                     call("saturate", vec![x], r)
                 };
-                let r = a.r.add(b.r.sub(a.r).mul(t.r));
+                let r = self.fused_range(a.r.add(b.r.sub(a.r).mul(t.r)), 1.0);
+                if !self.fits(r, req) {
+                    return None;
+                }
                 Some(call("mix", vec![a, b, t], r))
             }
             _ => self.robust_transcendental(f, w, req),
@@ -533,7 +536,7 @@ impl Gen<'_> {
                     mb = mb.min(0.4 * e / (k * a.r.err));
                 }
                 let b = self.float(n, child.mag(mb).err(0.4 * e / (k * ma)));
-                let r = a.r.mul(b.r).scaled(k);
+                let r = self.fused_range(a.r.mul(b.r).scaled(k), k);
                 call("dot", vec![a, b], r)
             }
             1 if self.rng.percent(50) => {
@@ -570,7 +573,7 @@ impl Gen<'_> {
                     mb = mb.min(0.2 * e / a.r.err);
                 }
                 let b = self.float(3, child.mag(mb).err(0.2 * e / ma));
-                let r = a.r.mul(b.r).scaled(2.0);
+                let r = self.fused_range(a.r.mul(b.r).scaled(2.0), 2.0);
                 call("cross", vec![a, b], r)
             }
             _ => return None,

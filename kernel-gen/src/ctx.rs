@@ -3,7 +3,7 @@
 //! control flow, and the budgets left.
 
 use super::options::GenOptions;
-use super::range::{APPROX_MAG, INT_MAG, ROBUST_MAG, Range};
+use super::range::{APPROX_MAG, FUSED, INT_MAG, ROBUST_MAG, Range};
 use super::rng::Rng;
 use ctm_frontend::ast;
 use ctm_frontend::types::{OutputType, StreamType, Type};
@@ -368,6 +368,26 @@ impl<'o> Gen<'o> {
     }
 
     /// `true` if `r` satisfies `req` (always in exact mode).
+    /// `true` where a product may round differently from the reference:
+    /// robust kernels for the X1K, whose MAD and DP round once (the IR
+    /// forms MAD from any product whose users are additions; CTM guide,
+    /// `docs/sim-x1k.md` §2.2). A product there is approximate (its own
+    /// error [`FUSED`] relative), so no discontinuity sees a value that a
+    /// fused rounding could move (`docs/generator.md`).
+    pub fn fused(&self) -> bool {
+        self.robust && self.o.target == ctm_frontend::Target::X1k
+    }
+
+    /// The range of a product (or sum of `terms` products) `r` under
+    /// [`Gen::fused`]: with the fused rounding's own error.
+    pub fn fused_range(&self, r: Range, terms: f64) -> Range {
+        if self.fused() {
+            r.with_err(r.err + terms * FUSED * r.mag())
+        } else {
+            r
+        }
+    }
+
     pub fn fits(&self, r: Range, req: Req) -> bool {
         !self.robust || (r.mag() <= req.mag && r.err <= req.err)
     }

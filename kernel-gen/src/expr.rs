@@ -458,8 +458,11 @@ impl Gen<'_> {
         if a.r.err > 0.0 {
             mb = mb.min(0.45 * req.err / a.r.err);
         }
+        if self.fused() && req.err == 0.0 {
+            return None;
+        }
         let b = self.float(wb, req.down(1).mag(mb).err(0.45 * req.err / ma));
-        let r = a.r.mul(b.r);
+        let r = self.fused_range(a.r.mul(b.r), 1.0);
         Some(bin(BinaryOp::Mul, a, b, r))
     }
 
@@ -751,10 +754,13 @@ impl Gen<'_> {
         let scale = 4.0 * ROBUST_MAT;
         let v = self.float(4, req.down(1).mag(req.mag / scale).err(req.err / scale));
         let r = if self.robust {
-            v.r.scaled(scale)
+            self.fused_range(v.r.scaled(scale), 4.0)
         } else {
             Range::any()
         };
+        if !self.fits(r, req) {
+            return None;
+        }
         let h = v.h.max(1) + 1;
         let e = if self.rng.percent(50) {
             build::binary(BinaryOp::Mul, build::name(&m), v.e)

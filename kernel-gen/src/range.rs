@@ -12,6 +12,10 @@
 //! differently too ([`ULP`]). Errors propagate by first-order bounds over
 //! the interval (`|f'| * err`). Only exact-class values reach a
 //! discontinuity (a branch, `floor`, a cast to `i32`, a gather position).
+//! For the X1K, whose MAD and DP round once, products (`*`, `dot`,
+//! `cross`, `mix`, matrix products) are approximate ([`FUSED`]): the
+//! fused rounding of `a * b + c` differs from the reference's two
+//! roundings in the last bit, which a discontinuity would magnify.
 //!
 //! Every computation here uses only `+ - * /`, `sqrt`, `floor`, `ceil` and
 //! bit manipulation of `f64`, which IEEE 754 defines exactly, so that the
@@ -22,6 +26,10 @@
 /// One unit in the last place of an f32, relative: the rounding of any
 /// operation on an approximate value.
 pub const ULP: f64 = 1.0 / 8_388_608.0;
+/// The rounding a fused multiply-add or dot product can save, relative to
+/// the product's magnitude (half an ulp, rounded up to one): the
+/// difference between one rounding and two (X1K only, [`crate::ctx`]).
+pub const FUSED: f64 = ULP;
 /// Relative error of the primitive transcendentals `rcp rsqrt sqrt exp2
 /// log2` (spec §7: 2^-21).
 pub const REL: f64 = 1.0 / 2_097_152.0;
