@@ -213,14 +213,18 @@ fn block(
     for &id in ops.iter() {
         rename(mir.op_mut(id), repl);
         let op = mir.op(id);
-        let cand = candidate(mir, op, state.defs);
-        if let Some(v) = cand {
+        // The canonical form and key of a numbered op, made once: looked
+        // up here, recorded below if the op stays.
+        let numbered = candidate(mir, op, state.defs).map(|v| {
             let (c, neg) = canonical(op);
             let key: Key = (c.alu, c.width, c.args.clone());
-            let same = seen.get(&key).and_then(|entries| {
+            (v, c, neg, key)
+        });
+        if let Some((v, c, neg, key)) = &numbered {
+            let same = seen.get(key).and_then(|entries| {
                 entries.iter().find(|e| {
                     e.valid(&state.version)
-                        && mir.vreg(e.reg).class == mir.vreg(v).class
+                        && mir.vreg(e.reg).class == mir.vreg(*v).class
                         && e.canonical.unit == c.unit
                         && e.canonical.presub == c.presub
                         && e.canonical.omod_off == c.omod_off
@@ -228,7 +232,7 @@ fn block(
                 })
             });
             if let Some(e) = same {
-                let negated = e.neg != neg;
+                let negated = e.neg != *neg;
                 if !negated || state.negatable[v.0 as usize] {
                     repl[v.0 as usize] = Some((e.reg, negated));
                     *changed = true;
@@ -236,33 +240,29 @@ fn block(
                 }
             }
         }
-        let reads: SmallVec<[(VReg, u32); 4]> = op
-            .reads()
-            .map(|r| (r, state.version[r.0 as usize]))
-            .collect();
+        // The versions it reads, before its own definition counts.
+        let reads: SmallVec<[(VReg, u32); 4]> = match numbered {
+            Some(_) => op
+                .reads()
+                .map(|r| (r, state.version[r.0 as usize]))
+                .collect(),
+            None => SmallVec::new(),
+        };
         // A definition makes the entries of its register, and those
         // reading it, stale (their versions no longer match).
         if let Some((d, _)) = op.dest {
             state.version[d.0 as usize] += 1;
         }
-        if let Some(v) = cand {
-            let (c, neg) = canonical(mir.op(id));
-            let entry = Entry {
+        if let Some((v, canonical, neg, key)) = numbered {
+            let bucket = seen.entry(key).or_default();
+            bucket.retain(|e| e.valid(&state.version));
+            bucket.push(Entry {
                 neg,
                 reg: v,
                 version: state.version[v.0 as usize],
                 reads,
-                canonical: c,
-            };
-            let bucket = seen
-                .entry((
-                    entry.canonical.alu,
-                    entry.canonical.width,
-                    entry.canonical.args.clone(),
-                ))
-                .or_default();
-            bucket.retain(|e| e.valid(&state.version));
-            bucket.push(entry);
+                canonical,
+            });
         }
         keep.push(id);
     }
