@@ -450,6 +450,10 @@ impl Gen<'_> {
             let r = a.r.mul(b.r);
             return Some(bin(BinaryOp::Mul, a, b, r));
         }
+        // A fused product is approximate: never where exactness is asked.
+        if self.fused() && req.err == 0.0 {
+            return None;
+        }
         let m1 = pow2_floor(req.mag.sqrt().max(1.0)) * [1.0, 0.5, 2.0][self.rng.index(3)];
         let m1 = m1.min(req.mag).max(0.25);
         let a = self.float(wa, req.down(1).mag(m1).err(0.45 * req.err * m1 / req.mag));
@@ -457,9 +461,6 @@ impl Gen<'_> {
         let mut mb = req.mag / ma;
         if a.r.err > 0.0 {
             mb = mb.min(0.45 * req.err / a.r.err);
-        }
-        if self.fused() && req.err == 0.0 {
-            return None;
         }
         let b = self.float(wb, req.down(1).mag(mb).err(0.45 * req.err / ma));
         let r = self.fused_range(a.r.mul(b.r), 1.0);
