@@ -28,6 +28,12 @@ pub struct Bindings {
     /// Elements of cb0 the program reads, one past the highest (the size of
     /// constant buffer 0 the loader must provide, in 16-byte elements).
     pub cb0_elements: u32,
+    /// A reduction pass program without boundary guards: the loader pads
+    /// the input to whole blocks of the pass with this value per channel
+    /// (f32 bit patterns), so that reads past the edge return the
+    /// reduction's identity (`docs/abi-r700.md` §3.5). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_padding_bits: Option<[u32; 4]>,
 }
 
 /// An input stream's binding.
@@ -126,6 +132,7 @@ mod tests {
             }],
             domain_element: Some(6),
             cb0_elements: 7,
+            input_padding_bits: Some([0, 0x3f80_0000, 0, 0]),
         };
         let text = b.to_json();
         assert!(text.contains("\"type\":\"mat4\""), "{text}");

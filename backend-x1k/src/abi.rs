@@ -29,6 +29,12 @@ pub struct Bindings {
     pub literals: Vec<LiteralBinding>,
     /// Integer (loop) constants.
     pub int_constants: Vec<IntConstBinding>,
+    /// A reduction pass program without boundary guards: the loader pads
+    /// the input to whole blocks of the pass with this value per channel
+    /// (f32 bit patterns), so that reads past the edge return the
+    /// reduction's identity (`docs/abi-x1k.md` §4). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_padding_bits: Option<[u32; 4]>,
 }
 
 /// An input stream's binding.

@@ -115,6 +115,7 @@ fn bindings() -> impl Strategy<Value = Bindings> {
                 domain_constant,
                 literals,
                 int_constants,
+                input_padding_bits: None,
             },
         )
 }

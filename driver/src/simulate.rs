@@ -291,8 +291,9 @@ pub type PassProgram<'a> =
 /// the first pass's input type and for the reduction's own type (the
 /// input of every later pass); each program is asked for once. The
 /// hidden uniforms `block`, `offsets01` and `offsets23` are filled for
-/// each pass (`docs/abi-x1k.md` §4). Statistics and the trace cover every
-/// pass.
+/// each pass (`docs/abi-x1k.md` §4), and the input of a program with
+/// [`MachineProgram::input_padding`] is padded to whole blocks with it.
+/// Statistics and the trace cover every pass.
 ///
 /// # Errors
 /// As [`simulate`], and whatever `pass` returns.
@@ -342,6 +343,14 @@ pub fn run_reduction(
             .iter()
             .map(|(n, v)| (n.to_string(), LaunchValue::Uniform(v)))
             .collect();
+        // An unguarded pass program reads past the edge of a grid that is
+        // not whole blocks; its bindings say what the loader pads with.
+        if let Some(padded) = program
+            .input_padding()
+            .and_then(|value| layout.pad_input(&current, value))
+        {
+            current = padded;
+        }
         values.insert(source, LaunchValue::Stream(&current));
         let outputs = session.launch(
             program,

@@ -156,6 +156,11 @@ pub struct Module {
     pub notes: BTreeMap<NodeId, String>,
     /// Type errors found while building; the verifier reports them.
     pub build_errors: Vec<String>,
+    /// A reduction pass kernel without boundary guards that relies on its
+    /// input being padded to whole blocks with this value per channel
+    /// (`lower::reduction_edges`); code generators record it in the
+    /// program's bindings for the loader. `None` for every other module.
+    pub input_padding: Option<[f32; 4]>,
 }
 
 impl Module {
@@ -169,6 +174,7 @@ impl Module {
             root: RegionId(0),
             notes: BTreeMap::new(),
             build_errors: Vec::new(),
+            input_padding: None,
         };
         m.root = m.new_region(&[Ty::State]);
         m

@@ -80,6 +80,13 @@ fn reductions_agree_with_the_reference() {
                     optimize(&mut m, &options).expect("optimise");
                     let mut cur: StreamData = input.clone();
                     while let Some(layout) = pass_layout(cur.width, cur.height) {
+                        // An unguarded `+`/`*` pass reads its input padded
+                        // with the identity, as the loader gives it.
+                        if let Some(padded) =
+                            m.input_padding.and_then(|v| layout.pad_input(&cur, v))
+                        {
+                            cur = padded;
+                        }
                         let params = vec![
                             uniform4(layout.uniforms[0]),
                             uniform4(layout.uniforms[1]),

@@ -250,6 +250,7 @@ fn bindings(m: &ctm_ir::Module, layout: &isel::Layout) -> Bindings {
         kernel: m.name.clone(),
         domain_element: layout.domain,
         cb0_elements: layout.cb0_elements,
+        input_padding_bits: m.input_padding.map(|v| v.map(f32::to_bits)),
         ..Bindings::default()
     };
     for (i, p) in m.params.iter().enumerate() {

@@ -61,6 +61,14 @@ pub fn listing_image(image: &ElfImage) -> String {
         if let Some(d) = b.domain_element {
             let _ = writeln!(out, ";   domain -> cb0[{d}]");
         }
+        if let Some(bits) = b.input_padding_bits {
+            let v = bits.map(f32::from_bits);
+            let _ = writeln!(
+                out,
+                ";   input padded to whole blocks with ({}, {}, {}, {})",
+                v[0], v[1], v[2], v[3]
+            );
+        }
     }
     let _ = writeln!(
         out,

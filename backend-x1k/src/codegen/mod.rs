@@ -240,6 +240,7 @@ fn bindings(m: &ctm_ir::Module, consts: &consts::ConstTable, scatter: Option<usi
         domain_constant: consts.domain,
         literals: consts.literal_bindings(),
         int_constants: consts.ints.clone(),
+        input_padding_bits: m.input_padding.map(|v| v.map(f32::to_bits)),
         ..Bindings::default()
     };
     let (mut ins, mut outs) = (0u8, 0u8);

@@ -140,6 +140,14 @@ fn bindings(out: &mut String, b: &Bindings) {
     if let Some(c) = b.domain_constant {
         let _ = writeln!(out, "# domain (width, height, 0, 0): c{c}");
     }
+    if let Some(bits) = b.input_padding_bits {
+        let v = bits.map(f32::from_bits);
+        let _ = writeln!(
+            out,
+            "# input padded to whole blocks with ({}, {}, {}, {})",
+            v[0], v[1], v[2], v[3]
+        );
+    }
     for l in &b.literals {
         let v = l.value;
         let _ = writeln!(

@@ -353,6 +353,12 @@ pub trait MachineProgram: std::fmt::Debug + Send + Sync {
     /// What is wrong with the bindings, as a sentence.
     fn entry(&self) -> Result<ElfEntry, String>;
 
+    /// For a reduction's pass program without boundary guards, the value
+    /// its bindings ask the loader to pad the input with, per channel, to
+    /// whole blocks of the pass (`ctm_ir::lower::reduction_edges`);
+    /// `None` for every other program.
+    fn input_padding(&self) -> Option<[f32; 4]>;
+
     /// The concrete program, for its own target's [`Session`].
     fn as_any(&self) -> &dyn Any;
 }

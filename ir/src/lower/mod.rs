@@ -19,9 +19,11 @@ mod builtins;
 mod exits;
 mod expr;
 mod reduction;
+pub mod reduction_edges;
 mod stmt;
 
 pub use reduction::{PassLayout, lower_reduction_pass, pass_layout};
+pub use reduction_edges::{LaneOp, PassEdges, lane_ops, pass_edges};
 
 use crate::graph::{Module, Param, RegionId, Value};
 use crate::op::{Op, ParamInfo};

@@ -15,15 +15,24 @@
 //! r = valid2 ? f(a, b) : a
 //! ```
 //!
+//! That guarded form serves any body. When the body's structure shows it
+//! needs no guard ([`super::reduction_edges`]), the kernel reads and
+//! combines the four elements unconditionally, `r = f(f(e0, e1), f(e2,
+//! e3))`: a `min`/`max` body because clamped reads repeat an existing
+//! element, a `+`/`*` body because the loader pads its input with the
+//! identity ([`Module::input_padding`], [`PassLayout::pad_input`]).
+//!
 //! The pass kernel's parameters are `block: vec4` = (bw, bh, W, H),
 //! `offsets01: vec4` = (dx0, dy0, dx1, dy1), `offsets23: vec4`, the input
 //! stream and the output stream; [`pass_layout`] gives their values for a
-//! pass.
+//! pass (an unguarded kernel reads only `block.xy`).
 
+use super::reduction_edges::pass_edges;
 use super::{Cx, Env, Lowerer};
 use crate::graph::{Module, Param};
 use crate::op::{BinOp, CmpOp, Op, ParamInfo};
 use crate::types::Ty;
+use ctm_frontend::data::{StreamBuffer, StreamData};
 use ctm_frontend::tast::{ParamId, ParamKind, Program, Reduction, Swizzle};
 use ctm_frontend::types::{OutputType, StreamType, Type};
 use ctm_frontend::value::Value as Constant;
@@ -33,6 +42,8 @@ use ctm_frontend::value::Value as Constant;
 pub struct PassLayout {
     /// The pass's output domain (width, height).
     pub domain: (usize, usize),
+    /// The block (bw, bh) each output element combines.
+    pub block: (usize, usize),
     /// The values of the `block`, `offsets01` and `offsets23` uniforms.
     pub uniforms: [[f32; 4]; 3],
 }
@@ -52,12 +63,78 @@ pub fn pass_layout(width: usize, height: usize) -> Option<PassLayout> {
     };
     Some(PassLayout {
         domain: (width.div_ceil(bw), height.div_ceil(bh)),
+        block: (bw, bh),
         uniforms: [
             [bw as f32, bh as f32, width as f32, height as f32],
             [offsets[0].0, offsets[0].1, offsets[1].0, offsets[1].1],
             [offsets[2].0, offsets[2].1, offsets[3].0, offsets[3].1],
         ],
     })
+}
+
+impl PassLayout {
+    /// `input` (the grid this pass reduces) padded on the right and at the
+    /// bottom to a whole number of blocks with `value` (per channel; bytes
+    /// of `unorm8x4` as `round(255 v)`, `u16` as `round(v)`, both
+    /// saturated), or `None` when it already is whole. This is how the
+    /// loader gives an unguarded pass kernel with
+    /// [`Module::input_padding`] the identity for reads past the edge.
+    pub fn pad_input(&self, input: &StreamData, value: [f32; 4]) -> Option<StreamData> {
+        let (bw, bh) = self.block;
+        let (width, height) = (
+            input.width.div_ceil(bw) * bw,
+            input.height.div_ceil(bh) * bh,
+        );
+        if (width, height) == (input.width, input.height) {
+            return None;
+        }
+        let c = input.channels;
+        fn pad<T: Copy>(
+            data: &[T],
+            from: (usize, usize),
+            to: (usize, usize),
+            fill: &[T],
+        ) -> Vec<T> {
+            let c = fill.len();
+            let mut out = Vec::with_capacity(to.0 * to.1 * c);
+            for j in 0..to.1 {
+                for i in 0..to.0 {
+                    if i < from.0 && j < from.1 {
+                        let at = (j * from.0 + i) * c;
+                        out.extend_from_slice(data.get(at..at + c).unwrap_or(fill));
+                    } else {
+                        out.extend_from_slice(fill);
+                    }
+                }
+            }
+            out
+        }
+        let from = (input.width, input.height);
+        let to = (width, height);
+        let buffer = match &input.buffer {
+            StreamBuffer::F32(v) => StreamBuffer::F32(pad(v, from, to, &value[..c])),
+            StreamBuffer::U8(v) => {
+                let fill: Vec<u8> = value[..c]
+                    .iter()
+                    .map(|x| (x * 255.0).round().clamp(0.0, 255.0) as u8)
+                    .collect();
+                StreamBuffer::U8(pad(v, from, to, &fill))
+            }
+            StreamBuffer::U16(v) => {
+                let fill: Vec<u16> = value[..c]
+                    .iter()
+                    .map(|x| x.round().clamp(0.0, 65535.0) as u16)
+                    .collect();
+                StreamBuffer::U16(pad(v, from, to, &fill))
+            }
+        };
+        Some(StreamData {
+            width,
+            height,
+            channels: c,
+            buffer,
+        })
+    }
 }
 
 /// The pass kernel of `reduction`, reading an input stream of type
@@ -122,11 +199,16 @@ fn lower_pass_here(program: &Program, reduction: &Reduction, input: StreamType) 
     ];
     let size_x = sw(&mut l, &mut cx, size, &[0]);
     let size_y = sw(&mut l, &mut cx, size, &[1]);
+    let edges = pass_edges(reduction);
+    l.m.input_padding = edges.padding();
     let mut elems = Vec::new();
     let mut valid = Vec::new();
     for off in offsets {
         let p = l.op(&mut cx, Op::Binary(BinOp::FAdd), &[base, off]);
         elems.push(l.op(&mut cx, Op::Gather(ParamId(3)), &[p]));
+        if !edges.guarded() {
+            continue;
+        }
         let px = sw(&mut l, &mut cx, p, &[0]);
         let py = sw(&mut l, &mut cx, p, &[1]);
         let in_x = l.op(&mut cx, Op::Compare(CmpOp::Lt), &[px, size_x]);
@@ -144,11 +226,15 @@ fn lower_pass_here(program: &Program, reduction: &Reduction, input: StreamType) 
         )
     };
     let f01 = combine(&mut l, &mut cx, elems[0], elems[1]);
-    let a = l.op(&mut cx, Op::Select, &[valid[1], f01, elems[0]]);
     let f23 = combine(&mut l, &mut cx, elems[2], elems[3]);
-    let b = l.op(&mut cx, Op::Select, &[valid[3], f23, elems[2]]);
-    let fab = combine(&mut l, &mut cx, a, b);
-    let r = l.op(&mut cx, Op::Select, &[valid[2], fab, a]);
+    let r = if let [_, v1, v2, v3] = valid[..] {
+        let a = l.op(&mut cx, Op::Select, &[v1, f01, elems[0]]);
+        let b = l.op(&mut cx, Op::Select, &[v3, f23, elems[2]]);
+        let fab = combine(&mut l, &mut cx, a, b);
+        l.op(&mut cx, Op::Select, &[v2, fab, a])
+    } else {
+        combine(&mut l, &mut cx, f01, f23)
+    };
     l.m.add_result(root, r);
     let f = l.constant(&mut cx, Constant::Bool(false));
     l.m.add_result(root, f);

@@ -35,6 +35,13 @@ pub fn to_text(m: &Module) -> String {
         };
         let _ = writeln!(out, "  p{i} {}: {what}", p.name);
     }
+    if let Some(v) = m.input_padding {
+        let _ = writeln!(
+            out,
+            "  input padded with ({}, {}, {}, {})",
+            v[0], v[1], v[2], v[3]
+        );
+    }
     region(m, m.root, 0, &mut out);
     out
 }

@@ -149,6 +149,13 @@ impl MachineProgram for R700Program {
         entry_of(&interface(&self.exe.bindings))
     }
 
+    fn input_padding(&self) -> Option<[f32; 4]> {
+        self.exe
+            .bindings
+            .input_padding_bits
+            .map(|bits| bits.map(f32::from_bits))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

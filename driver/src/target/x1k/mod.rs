@@ -166,6 +166,13 @@ impl MachineProgram for X1kProgram {
         entry_of(&interface(&self.program.bindings))
     }
 
+    fn input_padding(&self) -> Option<[f32; 4]> {
+        self.program
+            .bindings
+            .input_padding_bits
+            .map(|bits| bits.map(f32::from_bits))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
