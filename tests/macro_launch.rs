@@ -163,6 +163,31 @@ fn reductions() {
 }
 
 #[test]
+fn unguarded_reductions_on_odd_shapes_on_both_devices() {
+    // `total` (a + b) pads its passes' inputs with 0 and `biggest`
+    // (max) reads clamped (issue 12): rows, columns, odd and prime sides.
+    for mut dev in [Device::x1k(), Device::r700()] {
+        for (w, h) in [(3, 1), (1, 7), (13, 1), (1, 1), (7, 5), (2, 9), (31, 17)] {
+            let n = w * h;
+            let data: Vec<f32> = (1..=n).map(|k| k as f32).collect();
+            let s = Stream::from_vec(w, h, data).unwrap();
+            let want = (n * (n + 1) / 2) as f32;
+            assert_eq!(total::reduce(&mut dev, &s).unwrap(), want, "{w}x{h}");
+            let v: Vec<[f32; 4]> = (0..n)
+                .map(|k| [k as f32, -(k as f32), ((k * 5) % 11) as f32, -1.5])
+                .collect();
+            let s = Stream::from_vec(w, h, v).unwrap();
+            let top = ((0..n).map(|k| (k * 5) % 11).max().unwrap_or(0)) as f32;
+            assert_eq!(
+                biggest::reduce(&mut dev, &s).unwrap(),
+                [(n - 1) as f32, 0.0, top, -1.5],
+                "{w}x{h}"
+            );
+        }
+    }
+}
+
+#[test]
 fn metadata_describes_the_parameters() {
     let names: Vec<&str> = shade::PARAMS.iter().map(|p| p.name).collect();
     assert_eq!(names, ["tint", "w", "m", "img", "lit", "lum"]);

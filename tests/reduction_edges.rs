@@ -53,7 +53,7 @@ const BODIES: [(&str, &str, bool); 8] = [
 ];
 
 /// Shapes: 1×1, rows, columns, odd, prime, even, the 4096 side.
-const SHAPES: [(usize, usize); 16] = [
+const SHAPES: [(usize, usize); 17] = [
     (1, 1),
     (2, 1),
     (1, 2),
@@ -69,6 +69,7 @@ const SHAPES: [(usize, usize); 16] = [
     (97, 2),
     (4096, 1),
     (1, 4095),
+    (4095, 3),
     (127, 131),
 ];
 
@@ -271,5 +272,38 @@ fn an_elf_run_pads_as_its_bindings_say() {
         let stream = ctm::Stream::<f32>::from_vec(7, 5, values.clone()).expect("a stream");
         let got = program.reduce(&mut dev, &stream).expect("runs").0[0];
         assert!(matches(got, want), "{target:?}: {got} vs {want}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any shape up to 70×70 (rows, columns, odd and prime sides among
+    /// them), any body of the table, both targets: the reference's value.
+    #[test]
+    fn any_shape_matches_the_reference(
+        w in 1usize..=70,
+        h in 1usize..=70,
+        body in 0usize..BODIES.len(),
+        seed in 0u32..1000,
+    ) {
+        let (name, source, _) = BODIES[body];
+        let c = channels(source);
+        let data = input(name, w, h, c, seed, Nans::No);
+        let want = value(source, Target::Ref, &data);
+        for target in [Target::X1k, Target::R700] {
+            let got = value(source, target, &data);
+            for lane in 0..c {
+                proptest::prop_assert!(
+                    matches(got[lane], want[lane]),
+                    "{} {}x{} on {:?}: lane {}: {} vs {}",
+                    name, w, h, target, lane, got[lane], want[lane]
+                );
+            }
+        }
     }
 }

@@ -248,6 +248,54 @@ mod tests {
     use super::*;
 
     #[test]
+    fn padding_fills_whole_blocks_with_the_value() {
+        let input = StreamData {
+            width: 5,
+            height: 3,
+            channels: 2,
+            buffer: StreamBuffer::F32((0..30).map(|k| k as f32).collect()),
+        };
+        let layout = pass_layout(5, 3).expect("a pass");
+        let padded = layout
+            .pad_input(&input, [7.0, 8.0, 0.0, 0.0])
+            .expect("padded");
+        assert_eq!((padded.width, padded.height, padded.channels), (6, 4, 2));
+        for j in 0..4 {
+            for i in 0..6 {
+                let want = if i < 5 && j < 3 {
+                    input.read(i, j)
+                } else {
+                    [7.0, 8.0, 0.0, 0.0]
+                };
+                assert_eq!(padded.read(i, j), want, "({i}, {j})");
+            }
+        }
+        // Whole blocks already: nothing to do.
+        let even = StreamData::zeros(4, 2, 1);
+        assert!(
+            pass_layout(4, 2)
+                .and_then(|l| l.pad_input(&even, [1.0; 4]))
+                .is_none()
+        );
+        // A row pads to a multiple of 4; bytes of unorm8x4 as 255 v.
+        let row = StreamData {
+            width: 5,
+            height: 1,
+            channels: 4,
+            buffer: StreamBuffer::U8(vec![9; 20]),
+        };
+        let padded = pass_layout(5, 1)
+            .and_then(|l| l.pad_input(&row, [1.0, 0.0, 1.0, 0.0]))
+            .expect("padded");
+        assert_eq!((padded.width, padded.height), (8, 1));
+        let StreamBuffer::U8(bytes) = &padded.buffer else {
+            panic!("bytes stay bytes");
+        };
+        assert_eq!(&bytes[20..24], &[255, 0, 255, 0]);
+        assert_eq!(bytes.len(), 32);
+    }
+
+    #[test]
     fn layouts_shrink_to_one_element() {
         let l = pass_layout(5, 3).expect("a pass");
         assert_eq!(l.domain, (3, 2));
