@@ -307,3 +307,45 @@ proptest::proptest! {
         }
     }
 }
+
+/// A reduction's first pass may read a packed stream (`unorm8x4` as a
+/// `vec4`, `u16` as an `f32`, spec §4): its pass program reads that format
+/// and writes the reduction's own type, and is still run as a reduction
+/// (it was an internal error: the program's interface was not recognised
+/// as a pass program when the two formats differ).
+#[test]
+fn packed_inputs_reduce_on_both_targets() {
+    let cases = [
+        (
+            "reduce hi(a: vec4, b: vec4) -> vec4 { max(a, b) }",
+            StreamData {
+                width: 5,
+                height: 3,
+                channels: 4,
+                buffer: StreamBuffer::U8((0..60).map(|i| (i * 37 % 251) as u8).collect()),
+            },
+        ),
+        (
+            "reduce sum(a: f32, b: f32) -> f32 { a + b }",
+            StreamData {
+                width: 7,
+                height: 2,
+                channels: 1,
+                buffer: StreamBuffer::U16((0..14).map(|i| 1000 + i * 311).collect()),
+            },
+        ),
+    ];
+    for (source, data) in cases {
+        let want = value(source, Target::Ref, &data);
+        for target in [Target::X1k, Target::R700] {
+            let got = value(source, target, &data);
+            assert_eq!(got.len(), want.len(), "{source} on {target:?}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!(
+                    matches(*g, *w),
+                    "{source} on {target:?}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
+}

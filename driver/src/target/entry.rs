@@ -135,12 +135,14 @@ fn reduction_type(b: &Interface) -> Option<Type> {
         && b.uniforms
             .iter()
             .all(|(name, ty)| PASS_UNIFORMS.contains(&name.as_str()) && ty == "vec4")
-        && input.1 == output.1
         && b.kernel == format!("{}_pass", output.0);
     if !pass_like {
         return None;
     }
-    output_type(&output.1).ok().map(OutputType::value_type)
+    // The first pass may read a packed format (`unorm8x4` as `vec4`, `u16`
+    // as `f32`): the input's value type, not its format, must match.
+    let ty = output_type(&output.1).ok()?.value_type();
+    (stream_type(&input.1).ok()?.value_type() == ty).then_some(ty)
 }
 
 /// The entry point an ELF's interface describes.
