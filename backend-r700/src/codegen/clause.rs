@@ -535,10 +535,21 @@ impl Emitter<'_> {
                     self.tex_run = None;
                     self.depth_subs += 1;
                     self.note_stack();
-                    let jump = self.cf.len();
+                    let at = self.cf.len();
                     self.cf.push(general(CfOp::Jump, 0, 0));
                     self.items(then)?;
                     self.tex_run = None;
+                    // The JUMP only skips the taken part when no element
+                    // takes it; a part that is at most one small ALU clause
+                    // runs idle instead (no element writes: the clause's
+                    // instructions honour the active mask, §3.6.1), one CF
+                    // instruction fewer.
+                    let jump = if self.idle_cheap(at + 1) {
+                        self.remove_cf(at);
+                        None
+                    } else {
+                        Some(at)
+                    };
                     let mut else_at = None;
                     if !els.is_empty() {
                         else_at = Some(self.cf.len());
@@ -546,27 +557,22 @@ impl Emitter<'_> {
                         self.items(els)?;
                         self.tex_run = None;
                     }
-                    let first = else_at.map_or(jump + 1, |e| e + 1);
-                    match self.pop_after(first) {
-                        Some(last) => {
-                            // The skip lands on the ALU_POP_AFTER, which
-                            // runs with no element active and pops.
-                            match else_at {
-                                Some(e) => {
-                                    set_addr(&mut self.cf[jump], e as u32);
-                                    set_addr(&mut self.cf[e], last as u32);
-                                }
-                                None => set_addr(&mut self.cf[jump], last as u32),
-                            }
-                        }
+                    let first = else_at.map_or(jump.map_or(at, |j| j + 1), |e| e + 1);
+                    let end = match self.pop_after(first) {
+                        // The skip lands on the ALU_POP_AFTER, which runs
+                        // with no element active and pops.
+                        Some(last) => last,
                         None => {
                             let pop = self.cf.len();
                             self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
-                            set_addr(&mut self.cf[jump], else_at.unwrap_or(pop) as u32);
-                            if let Some(e) = else_at {
-                                set_addr(&mut self.cf[e], pop as u32);
-                            }
+                            pop
                         }
+                    };
+                    if let Some(j) = jump {
+                        set_addr(&mut self.cf[j], else_at.unwrap_or(end) as u32);
+                    }
+                    if let Some(e) = else_at {
+                        set_addr(&mut self.cf[e], end as u32);
                     }
                     self.depth_subs -= 1;
                 }
@@ -601,6 +607,35 @@ impl Emitter<'_> {
 }
 
 impl Emitter<'_> {
+    /// Whether the CF instructions from `first` on are none, or one plain
+    /// `ALU` clause of at most [`POP_AFTER_GROUPS`] groups: cheap to run
+    /// with no element active, so not worth a `JUMP` around them.
+    fn idle_cheap(&self, first: usize) -> bool {
+        match self.cf.len().checked_sub(first) {
+            Some(0) => true,
+            Some(1) => {
+                matches!(&self.cf[first], CfInst::Alu(a) if a.op == CfAluOp::Alu)
+                    && self.clauses.iter().any(|(idx, p)| {
+                        *idx == first
+                            && matches!(p, Pending::Alu(c) if c.groups.len() <= POP_AFTER_GROUPS)
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// Removes CF instruction `at`, whose address nothing refers to yet
+    /// (the instructions after it are a part just emitted, with no jump
+    /// of their own), renumbering the clauses after it.
+    fn remove_cf(&mut self, at: usize) {
+        self.cf.remove(at);
+        for (idx, _) in &mut self.clauses {
+            if *idx > at {
+                *idx -= 1;
+            }
+        }
+    }
+
     /// The `POP` closing an `if` merged into the region's last CF
     /// instruction when that is a plain `ALU` clause of at most
     /// [`POP_AFTER_GROUPS`] groups at or after `first`: it becomes

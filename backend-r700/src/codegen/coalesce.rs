@@ -16,7 +16,10 @@
 //!   with one definition and no other use is removed, the definition
 //!   writing the tuple register directly; also where the source has other
 //!   uses, if the tuple register has no other definition: those uses then
-//!   read the tuple register.
+//!   read the tuple register; and from a merge register (an `if`'s or a
+//!   loop's result) whose only use is the copy: every path then writes
+//!   the tuple register (saving, after an `if` around a loop, the clause
+//!   and CF instruction of the copy before an export).
 
 use std::collections::HashMap;
 
@@ -249,16 +252,27 @@ fn find_moves(
                     && !s.modified()
                     && ti.tuple.is_some()
                     && ti.gpr.is_none()
-                    && vi.chan.is_none()
                     && vi.tuple.is_none()
                     && vi.gpr.is_none()
-                    && !vi.merge
-                    && (uses.get(&v) == Some(&1) || (defs.get(&t) == Some(&1) && !ti.merge))
-                    && defs.get(&v) == Some(&1)
                     && alu_defined.contains(&v)
                     && !out.contains_key(&v)
                 {
-                    out.insert(v, t);
+                    let single = vi.chan.is_none()
+                        && !vi.merge
+                        && (uses.get(&v) == Some(&1) || (defs.get(&t) == Some(&1) && !ti.merge))
+                        && defs.get(&v) == Some(&1);
+                    // A merge register (an `if`'s or loop's result, its
+                    // element chosen freely by selection) read only by
+                    // this copy: its writes on every path write the
+                    // tuple register instead, which then is a merge
+                    // register in the tuple's element.
+                    let merged = vi.merge
+                        && !ti.merge
+                        && uses.get(&v) == Some(&1)
+                        && defs.get(&t) == Some(&1);
+                    if single || merged {
+                        out.insert(v, t);
+                    }
                 }
             }
             Item::If { then, els } => {
@@ -347,7 +361,7 @@ fn rewrite(block: &mut Block, map: &HashMap<VReg, VReg>) {
     }
 }
 
-fn coalesce(block: &mut Block, mir: &Mir) {
+fn coalesce(block: &mut Block, mir: &mut Mir) {
     let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
     count(block, &mut uses, &mut defs);
     let mut alu_defined = std::collections::HashSet::new();
@@ -357,6 +371,11 @@ fn coalesce(block: &mut Block, mir: &Mir) {
     // A definition without a unit for the tuple's element (MOVA has no
     // result) never appears: only ops with a result define registers.
     if !map.is_empty() {
+        for (v, t) in &map {
+            if mir.regs[v.0 as usize].merge {
+                mir.regs[t.0 as usize].merge = true;
+            }
+        }
         rewrite(block, &map);
     }
 }
