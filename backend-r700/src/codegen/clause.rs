@@ -7,7 +7,9 @@
 //!   group holds `PRED_SETNE_INT c, 0` with UPDATE_EXEC_MASK), then
 //!   `JUMP` to the `ELSE` (or to the `POP` without an else part), the taken
 //!   part, `ELSE` jumping to the `POP`, the other part, `POP pop:1`
-//!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end);
+//!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end); no
+//!   `JUMP` where the taken part is at most one small ALU clause (it runs
+//!   with no element active instead of being jumped over);
 //! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
 //!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
 //!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
@@ -19,7 +21,11 @@
 //!   `MEM_EXPORT` (ABI §3.4);
 //! * ALU clauses hold at most 128 slots, literals included (Table 3.2,
 //!   L816), and are not split between a `MOVA_INT` and its relative reads
-//!   (§4.6.1); TEX clauses hold at most 8 fetches (Table 3.2 L817);
+//!   (§4.6.1) nor between an in-clause `PRED_SET` and its predicated users
+//!   (the predicate does not outlive the clause, §4.9.4 L2014); an
+//!   in-clause `PRED_SET` never sits in an `ALU_PUSH_BEFORE` clause (which
+//!   pushes before each `PRED_SET*`, L1185); TEX clauses hold at most 8
+//!   fetches (Table 3.2 L817);
 //! * the layout is the manual's: CF program, ALU clauses, TEX clauses
 //!   (L502-508), each TEX clause at an even qword;
 //! * every CF instruction has BARRIER set (results of one clause are read
@@ -38,8 +44,8 @@ use crate::isa::{
     AluClause, AluClauseAddr, AluDst, AluForm, AluGroup, AluInst, AluSlotCount, AluSrc, AluSrcSel,
     ArrayBase, ArraySize, BurstCount, CfAllocIo, CfAlu, CfAluOp, CfExport, CfExportOp, CfFlags,
     CfGeneral, CfInst, CfMem, CfMemOp, CfOp, Chan, Clause, CompMask, CoordType, ExportType,
-    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, Program,
-    SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
+    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, PredSel,
+    Program, SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
 };
 
 /// ALU clause size limit in slots (Table 3.2, L816).
@@ -179,6 +185,9 @@ impl Emitter<'_> {
                         f.update_exec_mask = true;
                         f.update_pred = true;
                     }
+                    if op.role == Role::PredSet {
+                        f.update_pred = true;
+                    }
                 }
                 i
             }
@@ -193,6 +202,11 @@ impl Emitter<'_> {
             ),
         };
         inst.clamp = op.clamp;
+        inst.pred_sel = match op.role {
+            Role::IfTrue => PredSel::One,
+            Role::IfFalse => PredSel::Zero,
+            _ => PredSel::Off,
+        };
         if rel {
             inst.index_mode = IndexMode::ArX;
         }
@@ -382,6 +396,30 @@ impl Emitter<'_> {
                         }
                         live[b] = live[b] && rel_after;
                     }
+                    // An in-clause predicate lives from the group after
+                    // its PRED_SET to its last user: no clause ends there
+                    // (it "does not persist past the end of an ALU
+                    // clause", L2014). And no in-clause PRED_SET in an
+                    // ALU_PUSH_BEFORE clause, which pushes "before each
+                    // PRED_SET*" (L1185, L7757): the closing clause starts
+                    // after the last predicated group (`tail`).
+                    let mut tail = 0;
+                    let mut set_at: Option<usize> = None;
+                    for (b, (g, _, _)) in groups.iter().enumerate() {
+                        let uses = g.insts.iter().any(|i| i.pred_sel != PredSel::Off);
+                        if uses {
+                            if let Some(p) = set_at {
+                                for l in &mut live[p + 1..=b] {
+                                    *l = true;
+                                }
+                            }
+                            tail = b + 1;
+                        }
+                        if g.insts.iter().any(in_clause_pred_set) {
+                            set_at = Some(b);
+                            tail = b + 1;
+                        }
+                    }
                     let mut start = 0;
                     while start < n {
                         let mut end = start;
@@ -394,6 +432,9 @@ impl Emitter<'_> {
                             while end > start + 1 && live[end] {
                                 end -= 1;
                             }
+                        }
+                        if push && end == n && start < tail && tail < n {
+                            end = tail;
                         }
                         let mut clause = AluClause {
                             groups: groups[start..end].iter().map(|g| g.0.clone()).collect(),
@@ -675,7 +716,9 @@ fn forward_previous_results(clause: &mut AluClause) {
         let units = assign_units(&prev.insts, PreferVector::Yes);
         let mut written: Vec<((u32, Chan), AluSrcSel, Chan)> = Vec::new();
         for (inst, unit) in prev.insts.iter().zip(&units) {
-            if !inst.writes_gpr() || inst.dst.rel {
+            // A write disabled by the predicate leaves PV/PS as they were
+            // (§4.9.4, L2022): a predicated write is never forwarded.
+            if !inst.writes_gpr() || inst.dst.rel || inst.pred_sel != PredSel::Off {
                 continue;
             }
             let key = (inst.dst.gpr.get(), inst.dst.chan);
@@ -711,6 +754,11 @@ fn forward_previous_results(clause: &mut AluClause) {
             clause.groups[g] = before;
         }
     }
+}
+
+/// An in-clause `PRED_SET*`: it updates the predicate, not the active mask.
+fn in_clause_pred_set(i: &AluInst) -> bool {
+    matches!(&i.form, AluForm::Op2(f) if f.update_pred && !f.update_exec_mask)
 }
 
 fn set_addr(inst: &mut CfInst, addr: u32) {

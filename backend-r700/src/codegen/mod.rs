@@ -6,14 +6,15 @@
 //!    fetches, exports, structured control flow);
 //! 2. [`coalesce`]: fetches hoisted into shared TEX clauses, copies into
 //!    tuples removed;
-//! 3. [`sched`]: each straight-line run of ALU ops is list-scheduled into
+//! 3. [`predicate`]: small `if`s predicated inside their clause;
+//! 4. [`sched`]: each straight-line run of ALU ops is list-scheduled into
 //!    instruction groups of up to five units, which fixes the element of
 //!    every result;
-//! 4. [`regalloc`]: per-element GPR allocation by linear scan;
-//! 5. [`clause`]: bank swizzles (searched; a group without a legal
+//! 5. [`regalloc`]: per-element GPR allocation by linear scan;
+//! 6. [`clause`]: bank swizzles (searched; a group without a legal
 //!    assignment is split), ALU and TEX clauses, the CF program, the
 //!    stack size;
-//! 6. the hardware validator: a violation is an internal error naming
+//! 7. the hardware validator: a violation is an internal error naming
 //!    the rule, never output.
 //!
 //! [`cost::R700Cost`] is the cost model [`optimize_for_r700`] gives the
@@ -24,6 +25,7 @@ pub mod coalesce;
 pub mod cost;
 pub mod isel;
 pub mod mir;
+pub mod predicate;
 pub mod regalloc;
 pub mod sched;
 
@@ -184,6 +186,7 @@ pub fn compile_with_report(
         .exact_division(options.exact_division)
         .run()?;
     coalesce::run(&mut mir);
+    predicate::run(&mut mir);
     let mut chans = Channels::new(&mir);
     let body = std::mem::take(&mut mir.body);
     let items = schedule_block(&body, &mut mir, &mut chans)?;

@@ -69,6 +69,15 @@ fn consider(m: &mut Module, g: NodeId, branches: [RegionId; 2], cost: &dyn CostM
         .sum();
     let flat = t + e + selects;
     let branchy = cost.branch_cost() + t.max(e);
+    if let Some(p) = cost.predicated_cost(m, g, branches)
+        && p < flat.min(branchy)
+    {
+        m.notes.insert(
+            g,
+            format!("kept for predication: costs {p} < if-conversion {flat}, branch {branchy}"),
+        );
+        return false;
+    }
     if flat > branchy {
         m.notes.insert(
             g,
