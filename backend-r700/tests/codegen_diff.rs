@@ -192,3 +192,49 @@ fn vector_ifs_are_predicated_at_o2() {
             && !l.contains("update_exec")
     });
 }
+
+/// The predicate does not outlive its clause (manual §4.9.4, L2014) and an
+/// in-clause `PRED_SET` never sits in an `ALU_PUSH_BEFORE` clause (L1185):
+/// predicated `if`s after 128-slot runs of literal work (the clause limit,
+/// Table 3.2) and inside a loop body, whose last clause is the exit test's
+/// `ALU_PUSH_BEFORE`, agree with the reference.
+#[test]
+fn predicates_stay_in_their_clause() {
+    // 30 ops between the `if`s: predicated, each range inside a clause;
+    // 70: the scheduler computes each condition (and its PRED_SET) early,
+    // so a range would span more than a clause — compiled as branches.
+    for (chain, predicated) in [(30, true), (70, false)] {
+        long_chain(chain, predicated);
+    }
+    let looped = "kernel e(x: In<f32>, n: i32, r: Out<f32>) {\n    let y = x;\n    let mut s = 0.0;\n    \
+                  for i in 0..n {\n        if y > 0.5 {\n            s = s + y;\n        } else {\n            \
+                  s = s - 1.0;\n        }\n    }\n    r = s;\n}\n";
+    predicated_case(looped, OptLevel::O0, |l| {
+        l.contains("pred:ONE")
+            && l.contains("LOOP_START_DX10")
+            && l.split("; ALU clause")
+                .all(|c| !(c.contains("update_exec") && c.contains("update_pred\n")))
+    });
+}
+
+fn long_chain(chain: usize, predicated: bool) {
+    let mut long =
+        String::from("kernel d(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n");
+    for k in 0..3 {
+        for j in 0..chain {
+            long.push_str(&format!(
+                "    s = s * 0.{} + {}.25;\n",
+                j % 9 + 1,
+                j + k + 1
+            ));
+        }
+        long.push_str(&format!(
+            "    if y > 0.{} {{\n        s = s * 0.5 + y;\n        s = s - 3.0;\n    }} else {{\n        s = s * 0.25;\n    }}\n",
+            3 + 2 * k
+        ));
+    }
+    long.push_str("    r = s;\n}\n");
+    predicated_case(&long, OptLevel::O0, |l| {
+        l.contains("pred:ONE") == predicated && l.contains("ALU_PUSH_BEFORE") != predicated
+    });
+}

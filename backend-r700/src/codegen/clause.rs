@@ -48,6 +48,11 @@ use crate::isa::{
     Program, SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
 };
 
+/// The rule of a predicate range longer than a clause (the predicate
+/// does not outlive its clause, manual §4.9.4 L2014): `compile` then
+/// branches instead of predicating.
+pub const PREDICATE_CROSSES_CLAUSE: &str = "predicate-crosses-clause";
+
 /// ALU clause size limit in slots (Table 3.2, L816).
 pub const MAX_ALU_SLOTS: usize = 128;
 /// TEX clause size limit (Table 3.2 L817-818; the manual's 8, digest R34).
@@ -405,12 +410,14 @@ impl Emitter<'_> {
                     // after the last predicated group (`tail`).
                     let mut tail = 0;
                     let mut set_at: Option<usize> = None;
+                    let mut pred_live = vec![false; n + 1];
                     for (b, (g, _, _)) in groups.iter().enumerate() {
                         let uses = g.insts.iter().any(|i| i.pred_sel != PredSel::Off);
                         if uses {
                             if let Some(p) = set_at {
-                                for l in &mut live[p + 1..=b] {
-                                    *l = true;
+                                for x in p + 1..=b {
+                                    live[x] = true;
+                                    pred_live[x] = true;
                                 }
                             }
                             tail = b + 1;
@@ -432,8 +439,24 @@ impl Emitter<'_> {
                             while end > start + 1 && live[end] {
                                 end -= 1;
                             }
+                            if pred_live[end] {
+                                return Err(CodegenError::internal(
+                                    PREDICATE_CROSSES_CLAUSE,
+                                    format!("a predicate lives across groups {start}..{n}"),
+                                ));
+                            }
                         }
                         if push && end == n && start < tail && tail < n {
+                            if live[tail] {
+                                // AR loaded before the cut and read after
+                                // it: branch instead.
+                                return Err(CodegenError::internal(
+                                    PREDICATE_CROSSES_CLAUSE,
+                                    format!(
+                                        "a MOVA lives across the predicated tail at group {tail}"
+                                    ),
+                                ));
+                            }
                             end = tail;
                         }
                         let mut clause = AluClause {

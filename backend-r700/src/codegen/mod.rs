@@ -186,16 +186,21 @@ pub fn compile_with_report(
         .exact_division(options.exact_division)
         .run()?;
     coalesce::run(&mut mir);
-    predicate::run(&mut mir);
-    let mut chans = Channels::new(&mir);
-    let body = std::mem::take(&mut mir.body);
-    let items = schedule_block(&body, &mut mir, &mut chans)?;
-    mir.body = body;
+    let branched = mir.clone();
+    let predicated = predicate::run(&mut mir) > 0;
+    let (mir, items, alloc, (program, stack)) = match back_end(mir, &kernel) {
+        // A predicate whose range the scheduler stretched past what one
+        // clause holds: the same kernel with its `if`s branched instead.
+        Err(CodegenError::Internal { rule, .. })
+            if predicated && rule == clause::PREDICATE_CROSSES_CLAUSE =>
+        {
+            back_end(branched, &kernel)?
+        }
+        other => other?,
+    };
     let report = Report {
         lower_bound: lower_bound(&items),
     };
-    let alloc = regalloc::allocate(&mir, &chans, &items, &kernel)?;
-    let (program, stack) = clause::emit(&items, &alloc, &chans)?;
     if stack > 32 {
         return Err(CodegenError::limit(
             Code::FlowControlTooDeep,
@@ -233,6 +238,25 @@ pub fn compile_with_report(
         },
         report,
     ))
+}
+
+/// What a scheduled, allocated and emitted kernel consists of.
+type BackEnd = (
+    Mir,
+    Vec<SItem>,
+    regalloc::Allocation,
+    (crate::isa::Program, u32),
+);
+
+/// Scheduling, allocation and clauses of the selected kernel `mir`.
+fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
+    let mut chans = Channels::new(&mir);
+    let body = std::mem::take(&mut mir.body);
+    let items = schedule_block(&body, &mut mir, &mut chans)?;
+    mir.body = body;
+    let alloc = regalloc::allocate(&mir, &chans, &items, kernel)?;
+    let emitted = clause::emit(&items, &alloc, &chans)?;
+    Ok((mir, items, alloc, emitted))
 }
 
 fn lower_bound(items: &[SItem]) -> usize {

@@ -15,6 +15,11 @@
 //! part's copy into a merge register of a value only that copy reads is
 //! removed, the value's definition writing the merge register directly.
 //!
+//! Where the scheduler stretched a predicate's range over a clause
+//! boundary, the clause builder reports
+//! [`super::clause::PREDICATE_CROSSES_CLAUSE`] and `compile` redoes the
+//! kernel without this pass.
+//!
 //! The scheduler keeps the predicate's order (`sched.rs`: predicated ops
 //! after their `PRED_SET`, the next `PRED_SET` after them, never two
 //! `PRED_SET*` in one group, L1874), the clause builder keeps a
