@@ -94,3 +94,179 @@ fn if_regions_closed_by_alu_pop_after_agree() {
         }
     }
 }
+
+/// `args` with every f32 input element `x` in [0, 1) moved to
+/// `lo + (hi - lo) · x`.
+fn scaled(
+    args: ctm_frontend::data::KernelArgs,
+    lo: f32,
+    hi: f32,
+) -> ctm_frontend::data::KernelArgs {
+    use ctm_frontend::data::{ParamData, StreamBuffer};
+    ctm_frontend::data::KernelArgs {
+        params: args
+            .params
+            .into_iter()
+            .map(|p| match p {
+                ParamData::Input(mut s) => {
+                    if let StreamBuffer::F32(v) = &mut s.buffer {
+                        v.iter_mut().for_each(|x| *x = lo + (hi - lo) * *x);
+                    }
+                    ParamData::Input(s)
+                }
+                other => other,
+            })
+            .collect(),
+        ..args
+    }
+}
+
+/// Compiles `src` at `level`, checks its listing with `check`, and runs it
+/// against the reference where some, all and no elements take its `if`s.
+fn predicated_case(src: &str, level: OptLevel, check: impl Fn(&str) -> bool) {
+    let program = codegen_common::checked(src).expect("checks");
+    let k = &program.kernels[0];
+    let exe = codegen_common::compile_program(&program, level).expect("compiles");
+    let listing = ctm_backend_r700::isa::format_program(&exe.program);
+    assert!(check(&listing), "{listing}");
+    for (lo, hi) in [(0.0, 1.0), (0.8, 1.0), (0.0, 0.2)] {
+        for seed in 0..2 {
+            let args = scaled(args_for(k, (16, 8), seed, |_| (0.0, 1.0)), lo, hi);
+            check_at(&program, &args, 1e-5, level).unwrap_or_else(|e| panic!("{e}\n{listing}"));
+        }
+    }
+}
+
+/// Predication inside the clause (manual §4.9.4): a small `if` of plain
+/// ALU work is one clause — an in-clause `PRED_SET` (UPDATE_PRED only)
+/// and `PRED_SEL` on the parts' instructions — instead of
+/// `ALU_PUSH_BEFORE`/`JUMP`/`ELSE`/`POP`; at -O0 (no if-conversion) every
+/// such `if` is predicated.
+#[test]
+fn predicated_ifs_agree() {
+    let in_clause = |l: &str| {
+        l.contains("update_pred\n")
+            && !l.contains("update_exec")
+            && !l.contains("JUMP")
+            && !l.contains("ELSE")
+            && !l.contains("POP")
+    };
+    let then_only = "kernel a(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+                     if y > 0.5 {\n        s = y * 3.0 + 1.0;\n    }\n    r = s;\n}\n";
+    predicated_case(then_only, OptLevel::O0, |l| {
+        in_clause(l) && l.contains("pred:ONE")
+    });
+    let with_else = "kernel b(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = 0.0;\n    \
+                     if y > 0.5 {\n        s = y * 3.0;\n    } else {\n        s = y - 7.0;\n    }\n    \
+                     r = s;\n}\n";
+    predicated_case(with_else, OptLevel::O0, |l| {
+        in_clause(l) && l.contains("pred:ONE") && l.contains("pred:ZERO")
+    });
+    // Nested: the inner `if` is predicated inside the outer one's taken
+    // part, which stays a branch (one predicate bit, §4.9.4).
+    let nested = "kernel c(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+                  if y > 0.25 {\n        s = y * 2.0;\n        if y > 0.75 {\n            \
+                  s = s + 10.0;\n        }\n        s = s - 1.0;\n    }\n    r = s;\n}\n";
+    predicated_case(nested, OptLevel::O0, |l| {
+        l.contains("ALU_PUSH_BEFORE")
+            && l.contains("pred:ONE")
+            && l.matches("update_exec").count() == 1
+    });
+}
+
+/// At -O2 the cost model keeps an `if` whose two vector results are
+/// computed in both parts for predication (one `PRED_SET` instead of eight
+/// `CNDE_INT`s, `cost.rs`): no flow control, fewer slots than the selects.
+#[test]
+fn vector_ifs_are_predicated_at_o2() {
+    let src = "kernel p(x: In<vec4>, y: In<vec4>, u: Out<vec4>, v: Out<vec4>) {\n    \
+               let a = x;\n    let b = y;\n    \
+               let mut p = a;\n    let mut q = b;\n    if a.x > b.x {\n        p = a * 2.0 + b;\n        \
+               q = b - a;\n    } else {\n        p = a - b * 0.5;\n        q = a + b;\n    }\n    \
+               u = p;\n    v = q;\n}\n";
+    predicated_case(src, OptLevel::O2, |l| {
+        l.contains("pred:ONE")
+            && l.contains("pred:ZERO")
+            && !l.contains("CNDE")
+            && !l.contains("JUMP")
+            && !l.contains("update_exec")
+    });
+}
+
+/// The predicate does not outlive its clause (manual §4.9.4, L2014) and an
+/// in-clause `PRED_SET` never sits in an `ALU_PUSH_BEFORE` clause (L1185):
+/// predicated `if`s after 128-slot runs of literal work (the clause limit,
+/// Table 3.2) and inside a loop body, whose last clause is the exit test's
+/// `ALU_PUSH_BEFORE`, agree with the reference.
+#[test]
+fn predicates_stay_in_their_clause() {
+    // 30 ops between the `if`s: predicated, each range inside a clause;
+    // 70: the scheduler computes each condition (and its PRED_SET) early,
+    // so a range would span more than a clause — compiled as branches.
+    for (chain, predicated) in [(30, true), (70, false)] {
+        long_chain(chain, predicated);
+    }
+    let looped = "kernel e(x: In<f32>, n: i32, r: Out<f32>) {\n    let y = x;\n    let mut s = 0.0;\n    \
+                  for i in 0..n {\n        if y > 0.5 {\n            s = s + y;\n        } else {\n            \
+                  s = s - 1.0;\n        }\n    }\n    r = s;\n}\n";
+    predicated_case(looped, OptLevel::O0, |l| {
+        l.contains("pred:ONE")
+            && l.contains("LOOP_START_DX10")
+            && l.split("; ALU clause")
+                .all(|c| !(c.contains("update_exec") && c.contains("update_pred\n")))
+    });
+}
+
+fn long_chain(chain: usize, predicated: bool) {
+    let mut long =
+        String::from("kernel d(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n");
+    for k in 0..3 {
+        for j in 0..chain {
+            long.push_str(&format!(
+                "    s = s * 0.{} + {}.25;\n",
+                j % 9 + 1,
+                j + k + 1
+            ));
+        }
+        long.push_str(&format!(
+            "    if y > 0.{} {{\n        s = s * 0.5 + y;\n        s = s - 3.0;\n    }} else {{\n        s = s * 0.25;\n    }}\n",
+            3 + 2 * k
+        ));
+    }
+    long.push_str("    r = s;\n}\n");
+    predicated_case(&long, OptLevel::O0, |l| {
+        l.contains("pred:ONE") == predicated && l.contains("ALU_PUSH_BEFORE") != predicated
+    });
+}
+
+/// Nested loops: each inner loop is guarded by an `if` whose result is
+/// copied back into the outer loop's variable; `coalesce.rs` has the `if`
+/// write the loop variable directly (no copy, no pass-through part), so
+/// a guard whose result is only copied has no `ELSE`. Uniform trip
+/// counts from -1 to 3 (guards skipping and entering) agree with the
+/// reference.
+#[test]
+fn nested_loops_write_loop_variables_directly() {
+    let src = "kernel n(x: In<f32>, a: i32, b: i32, c: i32, r: Out<f32>) {\n    let mut s = x;\n    \
+               for i in 0..a {\n        for j in 0..b {\n            for k in 0..c {\n                \
+               s = s * 0.5 + x;\n            }\n            s = s + 1.0;\n        }\n    }\n    r = s;\n}\n";
+    let program = codegen_common::checked(src).expect("checks");
+    let k = &program.kernels[0];
+    for level in [OptLevel::O0, OptLevel::O2] {
+        let exe = codegen_common::compile_program(&program, level).expect("compiles");
+        let listing = ctm_backend_r700::isa::format_program(&exe.program);
+        if level == OptLevel::O2 {
+            // The outer `if` and the innermost one (whose result feeds
+            // `s + 1.0`, not a copy) keep their `ELSE`; the middle one,
+            // copied into `s`, has none (3 before).
+            assert_eq!(listing.matches("ELSE").count(), 2, "{listing}");
+        }
+        for seed in 0..12 {
+            let args = args_for(k, (8, 4), seed, |n| match n {
+                "x" => (-2.0, 2.0),
+                _ => (-1.0, 4.0),
+            });
+            check_at(&program, &args, 1e-5, level).unwrap_or_else(|e| panic!("{e}\n{listing}"));
+        }
+    }
+}

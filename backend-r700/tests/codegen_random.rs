@@ -35,7 +35,7 @@ fn random_kernels_agree_with_the_reference() {
             .unwrap_or(default)
     };
     let first = env("CTM_RANDOM_FIRST", 0);
-    let (mut ok, mut failed, mut limits) = (0, Vec::new(), 0);
+    let (mut ok, mut failed, mut limits, mut predicated) = (0, Vec::new(), 0, 0);
     for seed in first..first + env("CTM_RANDOM_KERNELS", KERNELS) {
         let g = generate(seed, &options);
         let (program, diags) = ctm_frontend::check::check(
@@ -62,14 +62,26 @@ fn random_kernels_agree_with_the_reference() {
                 }
             }
             match result {
-                Ok(()) => ok += 1,
+                Ok(()) => {
+                    ok += 1;
+                    // How often predication inside clauses was exercised.
+                    if codegen_common::compile_kernel(&program, k, level).is_ok_and(|e| {
+                        e.program.clauses.values().any(|c| {
+                            matches!(c, ctm_backend_r700::isa::Clause::Alu(a)
+                                if a.groups.iter().flat_map(|g| &g.insts)
+                                    .any(|i| i.pred_sel != ctm_backend_r700::isa::PredSel::Off))
+                        })
+                    }) {
+                        predicated += 1;
+                    }
+                }
                 Err(e) if e.starts_with("error[CK") => limits += 1,
                 Err(e) => failed.push(format!("seed {seed} {level:?}: {e}\n{}", g.source)),
             }
         }
     }
     eprintln!(
-        "random kernels: {ok} agree, {limits} over a hardware limit, {} differ",
+        "random kernels: {ok} agree ({predicated} with predicated `if`s), {limits} over a hardware limit, {} differ",
         failed.len()
     );
     assert!(

@@ -16,6 +16,16 @@ pub trait CostModel {
     /// The cost of one select of a value of the given lanes.
     fn select_cost(&self, lanes: u8) -> u32;
 
+    /// The cost of gamma `g` run *predicated* — both branches in
+    /// straight-line code, each operation enabled per element by a
+    /// predicate, no flow control — where the target's code generator
+    /// predicates it; `None` (the default) where it would not.
+    /// If-conversion keeps a gamma that is cheaper predicated than
+    /// converted to selects, for the target to predicate.
+    fn predicated_cost(&self, _m: &Module, _g: NodeId, _branches: [RegionId; 2]) -> Option<u32> {
+        None
+    }
+
     /// The cost of running region `r` once: its nodes' costs, with nested
     /// gammas counted at their dearer branch and thetas at one iteration.
     fn region_cost(&self, m: &Module, r: RegionId) -> u32 {

@@ -200,6 +200,43 @@ fn if_conversion_turns_cheap_branches_into_selects_and_keeps_dear_ones() {
     assert!(ctm_ir::print::to_text(&m).contains("kept: if-conversion costs"));
 }
 
+/// A target that predicates every gamma at a fixed cost (`CostModel::
+/// predicated_cost`).
+struct Predicating(u32);
+
+impl ctm_ir::cost::CostModel for Predicating {
+    fn node_cost(&self, m: &Module, n: ctm_ir::graph::NodeId) -> u32 {
+        ctm_ir::cost::DefaultCost.node_cost(m, n)
+    }
+    fn branch_cost(&self) -> u32 {
+        ctm_ir::cost::DefaultCost.branch_cost()
+    }
+    fn select_cost(&self, lanes: u8) -> u32 {
+        ctm_ir::cost::DefaultCost.select_cost(lanes)
+    }
+    fn predicated_cost(
+        &self,
+        _m: &Module,
+        _g: ctm_ir::graph::NodeId,
+        _branches: [ctm_ir::graph::RegionId; 2],
+    ) -> Option<u32> {
+        Some(self.0)
+    }
+}
+
+#[test]
+fn if_conversion_keeps_gammas_the_target_predicates_more_cheaply() {
+    let src = "kernel k(x: In<f32>, r: Out<f32>) { r = if x > 0.5 { x * 2.0 } else { x + 1.0 }; }";
+    // Cheaper than the selects (and the branch): kept, with a note.
+    let m = run_pass(src, |m| passes::if_convert::run(m, &Predicating(0)));
+    assert_eq!(count(&m, |o| matches!(o, Op::Gamma(_))), 1);
+    assert!(ctm_ir::print::to_text(&m).contains("kept for predication"));
+    // No cheaper than the selects: converted as without the hook.
+    let m = run_pass(src, |m| passes::if_convert::run(m, &Predicating(1000)));
+    assert_eq!(count(&m, |o| matches!(o, Op::Gamma(_))), 0);
+    assert_eq!(count(&m, |o| matches!(o, Op::Select)), 1);
+}
+
 #[test]
 fn if_conversion_leaves_scatters_in_branches() {
     let cost = ctm_ir::cost::DefaultCost;

@@ -7,7 +7,9 @@
 //!   group holds `PRED_SETNE_INT c, 0` with UPDATE_EXEC_MASK), then
 //!   `JUMP` to the `ELSE` (or to the `POP` without an else part), the taken
 //!   part, `ELSE` jumping to the `POP`, the other part, `POP pop:1`
-//!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end);
+//!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end); no
+//!   `JUMP` where the taken part is at most one small ALU clause (it runs
+//!   with no element active instead of being jumped over);
 //! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
 //!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
 //!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
@@ -19,7 +21,11 @@
 //!   `MEM_EXPORT` (ABI §3.4);
 //! * ALU clauses hold at most 128 slots, literals included (Table 3.2,
 //!   L816), and are not split between a `MOVA_INT` and its relative reads
-//!   (§4.6.1); TEX clauses hold at most 8 fetches (Table 3.2 L817);
+//!   (§4.6.1) nor between an in-clause `PRED_SET` and its predicated users
+//!   (the predicate does not outlive the clause, §4.9.4 L2014); an
+//!   in-clause `PRED_SET` never sits in an `ALU_PUSH_BEFORE` clause (which
+//!   pushes before each `PRED_SET*`, L1185); TEX clauses hold at most 8
+//!   fetches (Table 3.2 L817);
 //! * the layout is the manual's: CF program, ALU clauses, TEX clauses
 //!   (L502-508), each TEX clause at an even qword;
 //! * every CF instruction has BARRIER set (results of one clause are read
@@ -38,9 +44,14 @@ use crate::isa::{
     AluClause, AluClauseAddr, AluDst, AluForm, AluGroup, AluInst, AluSlotCount, AluSrc, AluSrcSel,
     ArrayBase, ArraySize, BurstCount, CfAllocIo, CfAlu, CfAluOp, CfExport, CfExportOp, CfFlags,
     CfGeneral, CfInst, CfMem, CfMemOp, CfOp, Chan, Clause, CompMask, CoordType, ExportType,
-    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, Program,
-    SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
+    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, PredSel,
+    Program, SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
 };
+
+/// The rule of a predicate range longer than a clause (the predicate
+/// does not outlive its clause, manual §4.9.4 L2014): `compile` then
+/// branches instead of predicating.
+pub const PREDICATE_CROSSES_CLAUSE: &str = "predicate-crosses-clause";
 
 /// ALU clause size limit in slots (Table 3.2, L816).
 pub const MAX_ALU_SLOTS: usize = 128;
@@ -179,6 +190,9 @@ impl Emitter<'_> {
                         f.update_exec_mask = true;
                         f.update_pred = true;
                     }
+                    if op.role == Role::PredSet {
+                        f.update_pred = true;
+                    }
                 }
                 i
             }
@@ -193,6 +207,11 @@ impl Emitter<'_> {
             ),
         };
         inst.clamp = op.clamp;
+        inst.pred_sel = match op.role {
+            Role::IfTrue => PredSel::One,
+            Role::IfFalse => PredSel::Zero,
+            _ => PredSel::Off,
+        };
         if rel {
             inst.index_mode = IndexMode::ArX;
         }
@@ -382,6 +401,32 @@ impl Emitter<'_> {
                         }
                         live[b] = live[b] && rel_after;
                     }
+                    // An in-clause predicate lives from the group after
+                    // its PRED_SET to its last user: no clause ends there
+                    // (it "does not persist past the end of an ALU
+                    // clause", L2014). And no in-clause PRED_SET in an
+                    // ALU_PUSH_BEFORE clause, which pushes "before each
+                    // PRED_SET*" (L1185, L7757): the closing clause starts
+                    // after the last predicated group (`tail`).
+                    let mut tail = 0;
+                    let mut set_at: Option<usize> = None;
+                    let mut pred_live = vec![false; n + 1];
+                    for (b, (g, _, _)) in groups.iter().enumerate() {
+                        let uses = g.insts.iter().any(|i| i.pred_sel != PredSel::Off);
+                        if uses {
+                            if let Some(p) = set_at {
+                                for x in p + 1..=b {
+                                    live[x] = true;
+                                    pred_live[x] = true;
+                                }
+                            }
+                            tail = b + 1;
+                        }
+                        if g.insts.iter().any(in_clause_pred_set) {
+                            set_at = Some(b);
+                            tail = b + 1;
+                        }
+                    }
                     let mut start = 0;
                     while start < n {
                         let mut end = start;
@@ -394,6 +439,25 @@ impl Emitter<'_> {
                             while end > start + 1 && live[end] {
                                 end -= 1;
                             }
+                            if pred_live[end] {
+                                return Err(CodegenError::internal(
+                                    PREDICATE_CROSSES_CLAUSE,
+                                    format!("a predicate lives across groups {start}..{n}"),
+                                ));
+                            }
+                        }
+                        if push && end == n && start < tail && tail < n {
+                            if live[tail] {
+                                // AR loaded before the cut and read after
+                                // it: branch instead.
+                                return Err(CodegenError::internal(
+                                    PREDICATE_CROSSES_CLAUSE,
+                                    format!(
+                                        "a MOVA lives across the predicated tail at group {tail}"
+                                    ),
+                                ));
+                            }
+                            end = tail;
                         }
                         let mut clause = AluClause {
                             groups: groups[start..end].iter().map(|g| g.0.clone()).collect(),
@@ -535,10 +599,21 @@ impl Emitter<'_> {
                     self.tex_run = None;
                     self.depth_subs += 1;
                     self.note_stack();
-                    let jump = self.cf.len();
+                    let at = self.cf.len();
                     self.cf.push(general(CfOp::Jump, 0, 0));
                     self.items(then)?;
                     self.tex_run = None;
+                    // The JUMP only skips the taken part when no element
+                    // takes it; a part that is at most one small ALU clause
+                    // runs idle instead (no element writes: the clause's
+                    // instructions honour the active mask, §3.6.1), one CF
+                    // instruction fewer.
+                    let jump = if self.idle_cheap(at + 1) {
+                        self.remove_cf(at);
+                        None
+                    } else {
+                        Some(at)
+                    };
                     let mut else_at = None;
                     if !els.is_empty() {
                         else_at = Some(self.cf.len());
@@ -546,27 +621,22 @@ impl Emitter<'_> {
                         self.items(els)?;
                         self.tex_run = None;
                     }
-                    let first = else_at.map_or(jump + 1, |e| e + 1);
-                    match self.pop_after(first) {
-                        Some(last) => {
-                            // The skip lands on the ALU_POP_AFTER, which
-                            // runs with no element active and pops.
-                            match else_at {
-                                Some(e) => {
-                                    set_addr(&mut self.cf[jump], e as u32);
-                                    set_addr(&mut self.cf[e], last as u32);
-                                }
-                                None => set_addr(&mut self.cf[jump], last as u32),
-                            }
-                        }
+                    let first = else_at.map_or(jump.map_or(at, |j| j + 1), |e| e + 1);
+                    let end = match self.pop_after(first) {
+                        // The skip lands on the ALU_POP_AFTER, which runs
+                        // with no element active and pops.
+                        Some(last) => last,
                         None => {
                             let pop = self.cf.len();
                             self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
-                            set_addr(&mut self.cf[jump], else_at.unwrap_or(pop) as u32);
-                            if let Some(e) = else_at {
-                                set_addr(&mut self.cf[e], pop as u32);
-                            }
+                            pop
                         }
+                    };
+                    if let Some(j) = jump {
+                        set_addr(&mut self.cf[j], else_at.unwrap_or(end) as u32);
+                    }
+                    if let Some(e) = else_at {
+                        set_addr(&mut self.cf[e], end as u32);
                     }
                     self.depth_subs -= 1;
                 }
@@ -601,6 +671,35 @@ impl Emitter<'_> {
 }
 
 impl Emitter<'_> {
+    /// Whether the CF instructions from `first` on are none, or one plain
+    /// `ALU` clause of at most [`POP_AFTER_GROUPS`] groups: cheap to run
+    /// with no element active, so not worth a `JUMP` around them.
+    fn idle_cheap(&self, first: usize) -> bool {
+        match self.cf.len().checked_sub(first) {
+            Some(0) => true,
+            Some(1) => {
+                matches!(&self.cf[first], CfInst::Alu(a) if a.op == CfAluOp::Alu)
+                    && self.clauses.iter().any(|(idx, p)| {
+                        *idx == first
+                            && matches!(p, Pending::Alu(c) if c.groups.len() <= POP_AFTER_GROUPS)
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// Removes CF instruction `at`, whose address nothing refers to yet
+    /// (the instructions after it are a part just emitted, with no jump
+    /// of their own), renumbering the clauses after it.
+    fn remove_cf(&mut self, at: usize) {
+        self.cf.remove(at);
+        for (idx, _) in &mut self.clauses {
+            if *idx > at {
+                *idx -= 1;
+            }
+        }
+    }
+
     /// The `POP` closing an `if` merged into the region's last CF
     /// instruction when that is a plain `ALU` clause of at most
     /// [`POP_AFTER_GROUPS`] groups at or after `first`: it becomes
@@ -640,7 +739,9 @@ fn forward_previous_results(clause: &mut AluClause) {
         let units = assign_units(&prev.insts, PreferVector::Yes);
         let mut written: Vec<((u32, Chan), AluSrcSel, Chan)> = Vec::new();
         for (inst, unit) in prev.insts.iter().zip(&units) {
-            if !inst.writes_gpr() || inst.dst.rel {
+            // A write disabled by the predicate leaves PV/PS as they were
+            // (§4.9.4, L2022): a predicated write is never forwarded.
+            if !inst.writes_gpr() || inst.dst.rel || inst.pred_sel != PredSel::Off {
                 continue;
             }
             let key = (inst.dst.gpr.get(), inst.dst.chan);
@@ -676,6 +777,11 @@ fn forward_previous_results(clause: &mut AluClause) {
             clause.groups[g] = before;
         }
     }
+}
+
+/// An in-clause `PRED_SET*`: it updates the predicate, not the active mask.
+fn in_clause_pred_set(i: &AluInst) -> bool {
+    matches!(&i.form, AluForm::Op2(f) if f.update_pred && !f.update_exec_mask)
 }
 
 fn set_addr(inst: &mut CfInst, addr: u32) {

@@ -16,7 +16,13 @@
 //!   with one definition and no other use is removed, the definition
 //!   writing the tuple register directly; also where the source has other
 //!   uses, if the tuple register has no other definition: those uses then
-//!   read the tuple register.
+//!   read the tuple register; and from a merge register (an `if`'s or a
+//!   loop's result) whose only use is the copy: every path then writes
+//!   the tuple register (saving, after an `if` around a loop, the clause
+//!   and CF instruction of the copy before an export); and an `if`'s
+//!   result copied into another merge register (a loop variable) with
+//!   nothing touching that register in between: the `if` writes it
+//!   directly, and the part that passed it through copies nothing.
 
 use std::collections::HashMap;
 
@@ -29,7 +35,134 @@ pub fn run(mir: &mut Mir) {
     dead_code(&mut body);
     hoist(&mut body, mir);
     coalesce(&mut body, mir);
+    merge_copies(&mut body, mir);
     mir.body = body;
+}
+
+/// Whether `item` (nested blocks included) reads or writes `v`.
+fn touches(item: &Item, v: VReg) -> bool {
+    match item {
+        Item::Alu(op) => op.dst == Some(v) || op.srcs.iter().any(|s| s.vreg() == Some(v)),
+        Item::Fetch(f) => f.coord.contains(&v) || f.dst.contains(&Some(v)),
+        Item::Export { lanes, .. } => lanes.iter().any(|l| l.vreg() == Some(v)),
+        Item::MemExport { value, index } => *value == v || *index == v,
+        Item::If { then, els } => then.iter().chain(els).any(|i| touches(i, v)),
+        Item::Loop { body } => body.iter().any(|i| touches(i, v)),
+    }
+}
+
+/// Whether `part` writes `m` only in its trailing run of plain ALU ops, and
+/// that run does not touch `v` (so writing `v` there instead of `m` is
+/// what the copy after the `if` would have done).
+fn trailing_writes(part: &Block, m: VReg, v: VReg) -> bool {
+    let first = part.iter().position(|i| touches(i, m));
+    first.is_none_or(|f| {
+        part[f..].iter().all(|i| match i {
+            Item::Alu(op) => {
+                let pass_through =
+                    op.dst == Some(m) && op.srcs.len() == 1 && op.srcs[0].vreg() == Some(v);
+                op.role == Role::Plain
+                    && !op.srcs.iter().any(|s| s.vreg() == Some(m))
+                    && (pass_through || !touches(i, v))
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Copies between merge registers: an `if`'s result `m` whose only use is
+/// a later `MOV v, m` into another merge register `v` (a loop variable, or
+/// an outer `if`'s result), with nothing in between touching `v`: the
+/// `if`'s parts write `v` directly, and a part's `MOV m, v` (the value
+/// passed through) disappears. A loop guarded by an `if` inside a loop
+/// body had two copies and two one-`MOV` clauses per level.
+fn merge_copies(block: &mut Block, mir: &mut Mir) {
+    for item in block.iter_mut() {
+        match item {
+            Item::If { then, els } => {
+                merge_copies(then, mir);
+                merge_copies(els, mir);
+            }
+            Item::Loop { body } => merge_copies(body, mir),
+            _ => {}
+        }
+    }
+    let mut uses = HashMap::new();
+    let mut defs = HashMap::new();
+    count(block, &mut uses, &mut defs);
+    let mut j = 0;
+    while j < block.len() {
+        let copy = match &block[j] {
+            Item::Alu(op)
+                if op.opc == Opc::Op2(Op2::Mov)
+                    && op.role == Role::Plain
+                    && !op.clamp
+                    && op.srcs.len() == 1
+                    && !op.srcs[0].modified() =>
+            {
+                op.dst.zip(op.srcs[0].vreg())
+            }
+            _ => None,
+        };
+        let Some((v, m)) = copy else {
+            j += 1;
+            continue;
+        };
+        let (mi, vi) = (mir.regs[m.0 as usize], mir.regs[v.0 as usize]);
+        let ok_regs = m != v
+            && mi.merge
+            && vi.merge
+            && mi.tuple.is_none()
+            && vi.tuple.is_none()
+            && mi.gpr.is_none()
+            && vi.gpr.is_none()
+            && uses.get(&m) == Some(&1);
+        // The `if` writing `m`: the nearest item before the copy touching
+        // `m`, holding all of `m`'s definitions; nothing between touches `v`.
+        let at = ok_regs
+            .then(|| (0..j).rev().find(|&i| touches(&block[i], m)))
+            .flatten();
+        let fits = at.is_some_and(|i| {
+            let Item::If { then, els } = &block[i] else {
+                return false;
+            };
+            let mut inner = (HashMap::new(), HashMap::new());
+            count(then, &mut inner.0, &mut inner.1);
+            count(els, &mut inner.0, &mut inner.1);
+            inner.1.get(&m) == defs.get(&m)
+                && block[i + 1..j].iter().all(|it| !touches(it, v))
+                && block[..i].iter().all(|it| !touches(it, m))
+                && trailing_writes(then, m, v)
+                && trailing_writes(els, m, v)
+        });
+        match (fits, at) {
+            (true, Some(i)) => {
+                if let Item::If { then, els } = &mut block[i] {
+                    for part in [then, els] {
+                        rename_writes(part, m, v);
+                        part.retain(|it| {
+                            !matches!(it, Item::Alu(op) if op.opc == Opc::Op2(Op2::Mov)
+                                && op.dst == Some(v) && op.srcs.len() == 1
+                                && op.srcs[0].vreg() == Some(v) && !op.srcs[0].modified()
+                                && !op.clamp)
+                        });
+                    }
+                }
+                block.remove(j);
+            }
+            _ => j += 1,
+        }
+    }
+}
+
+fn rename_writes(part: &mut Block, m: VReg, v: VReg) {
+    for it in part.iter_mut() {
+        if let Item::Alu(op) = it
+            && op.dst == Some(m)
+        {
+            op.dst = Some(v);
+        }
+    }
 }
 
 fn hoist(block: &mut Block, mir: &Mir) {
@@ -249,16 +382,27 @@ fn find_moves(
                     && !s.modified()
                     && ti.tuple.is_some()
                     && ti.gpr.is_none()
-                    && vi.chan.is_none()
                     && vi.tuple.is_none()
                     && vi.gpr.is_none()
-                    && !vi.merge
-                    && (uses.get(&v) == Some(&1) || (defs.get(&t) == Some(&1) && !ti.merge))
-                    && defs.get(&v) == Some(&1)
                     && alu_defined.contains(&v)
                     && !out.contains_key(&v)
                 {
-                    out.insert(v, t);
+                    let single = vi.chan.is_none()
+                        && !vi.merge
+                        && (uses.get(&v) == Some(&1) || (defs.get(&t) == Some(&1) && !ti.merge))
+                        && defs.get(&v) == Some(&1);
+                    // A merge register (an `if`'s or loop's result, its
+                    // element chosen freely by selection) read only by
+                    // this copy: its writes on every path write the
+                    // tuple register instead, which then is a merge
+                    // register in the tuple's element.
+                    let merged = vi.merge
+                        && !ti.merge
+                        && uses.get(&v) == Some(&1)
+                        && defs.get(&t) == Some(&1);
+                    if single || merged {
+                        out.insert(v, t);
+                    }
                 }
             }
             Item::If { then, els } => {
@@ -347,7 +491,7 @@ fn rewrite(block: &mut Block, map: &HashMap<VReg, VReg>) {
     }
 }
 
-fn coalesce(block: &mut Block, mir: &Mir) {
+fn coalesce(block: &mut Block, mir: &mut Mir) {
     let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
     count(block, &mut uses, &mut defs);
     let mut alu_defined = std::collections::HashSet::new();
@@ -357,6 +501,11 @@ fn coalesce(block: &mut Block, mir: &Mir) {
     // A definition without a unit for the tuple's element (MOVA has no
     // result) never appears: only ops with a result define registers.
     if !map.is_empty() {
+        for (v, t) in &map {
+            if mir.regs[v.0 as usize].merge {
+                mir.regs[t.0 as usize].merge = true;
+            }
+        }
         rewrite(block, &map);
     }
 }

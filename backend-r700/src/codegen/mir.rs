@@ -171,6 +171,14 @@ pub enum Role {
     Kill,
     /// `MOVA_INT`: loads AR.x.
     Mova,
+    /// An in-clause `PRED_SET*` (`UPDATE_PRED` only, manual §4.9.3): sets
+    /// the clause-local predicate the next groups' `IfTrue`/`IfFalse` ops
+    /// test (`predicate.rs`).
+    PredSet,
+    /// An ordinary operation with `PRED_SEL_ONE` (§4.9.4, L2019).
+    IfTrue,
+    /// An ordinary operation with `PRED_SEL_ZERO` (§4.9.4, L2019).
+    IfFalse,
     /// `DOT4_IEEE` over the four vector units (manual §4.8, L1906): the
     /// sources are `a0, b0, a1, b1, a2, b2, a3, b3`, unit k reading
     /// `a_k, b_k`; only the unit of the result's element writes it.

@@ -6,14 +6,15 @@
 //!    fetches, exports, structured control flow);
 //! 2. [`coalesce`]: fetches hoisted into shared TEX clauses, copies into
 //!    tuples removed;
-//! 3. [`sched`]: each straight-line run of ALU ops is list-scheduled into
+//! 3. [`predicate`]: small `if`s predicated inside their clause;
+//! 4. [`sched`]: each straight-line run of ALU ops is list-scheduled into
 //!    instruction groups of up to five units, which fixes the element of
 //!    every result;
-//! 4. [`regalloc`]: per-element GPR allocation by linear scan;
-//! 5. [`clause`]: bank swizzles (searched; a group without a legal
+//! 5. [`regalloc`]: per-element GPR allocation by linear scan;
+//! 6. [`clause`]: bank swizzles (searched; a group without a legal
 //!    assignment is split), ALU and TEX clauses, the CF program, the
 //!    stack size;
-//! 6. the hardware validator: a violation is an internal error naming
+//! 7. the hardware validator: a violation is an internal error naming
 //!    the rule, never output.
 //!
 //! [`cost::R700Cost`] is the cost model [`optimize_for_r700`] gives the
@@ -24,6 +25,7 @@ pub mod coalesce;
 pub mod cost;
 pub mod isel;
 pub mod mir;
+pub mod predicate;
 pub mod regalloc;
 pub mod sched;
 
@@ -184,15 +186,21 @@ pub fn compile_with_report(
         .exact_division(options.exact_division)
         .run()?;
     coalesce::run(&mut mir);
-    let mut chans = Channels::new(&mir);
-    let body = std::mem::take(&mut mir.body);
-    let items = schedule_block(&body, &mut mir, &mut chans)?;
-    mir.body = body;
+    let branched = mir.clone();
+    let predicated = predicate::run(&mut mir) > 0;
+    let (mir, items, alloc, (program, stack)) = match back_end(mir, &kernel) {
+        // A predicate whose range the scheduler stretched past what one
+        // clause holds: the same kernel with its `if`s branched instead.
+        Err(CodegenError::Internal { rule, .. })
+            if predicated && rule == clause::PREDICATE_CROSSES_CLAUSE =>
+        {
+            back_end(branched, &kernel)?
+        }
+        other => other?,
+    };
     let report = Report {
         lower_bound: lower_bound(&items),
     };
-    let alloc = regalloc::allocate(&mir, &chans, &items, &kernel)?;
-    let (program, stack) = clause::emit(&items, &alloc, &chans)?;
     if stack > 32 {
         return Err(CodegenError::limit(
             Code::FlowControlTooDeep,
@@ -230,6 +238,25 @@ pub fn compile_with_report(
         },
         report,
     ))
+}
+
+/// What a scheduled, allocated and emitted kernel consists of.
+type BackEnd = (
+    Mir,
+    Vec<SItem>,
+    regalloc::Allocation,
+    (crate::isa::Program, u32),
+);
+
+/// Scheduling, allocation and clauses of the selected kernel `mir`.
+fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
+    let mut chans = Channels::new(&mir);
+    let body = std::mem::take(&mut mir.body);
+    let items = schedule_block(&body, &mut mir, &mut chans)?;
+    mir.body = body;
+    let alloc = regalloc::allocate(&mir, &chans, &items, kernel)?;
+    let emitted = clause::emit(&items, &alloc, &chans)?;
+    Ok((mir, items, alloc, emitted))
 }
 
 fn lower_bound(items: &[SItem]) -> usize {

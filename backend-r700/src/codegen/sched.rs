@@ -87,6 +87,8 @@ fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
         std::collections::HashMap::new();
     let mut last_mova: Option<usize> = None;
     let mut rel_since_mova: Vec<usize> = Vec::new();
+    let mut last_pred_set: Option<usize> = None;
+    let mut predicated_since: Vec<usize> = Vec::new();
     let writer = |v: VReg, lw: &[Option<usize>]| lw.get(v.0 as usize).copied().flatten();
     for i in 0..ops.len() {
         let op = &ops[i];
@@ -123,6 +125,19 @@ fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
         if matches!(op.role, Role::Predicate | Role::Kill) {
             d.extend((0..i).map(|j| Dep { pred: j, dist: 0 }));
         }
+        // In-clause predication: a new predicate takes effect on the next
+        // group (§4.9.3, L2002), so predicated ops follow their PRED_SET
+        // and the next PRED_SET* follows them; no two PRED_SET* and no
+        // PRED_SET with a KILL in one group (L1874).
+        let predicated = matches!(op.role, Role::IfTrue | Role::IfFalse);
+        if (predicated || matches!(op.role, Role::PredSet | Role::Predicate | Role::Kill))
+            && let Some(j) = last_pred_set
+        {
+            d.push(Dep { pred: j, dist: 1 });
+        }
+        if matches!(op.role, Role::PredSet | Role::Predicate) {
+            d.extend(predicated_since.iter().map(|&j| Dep { pred: j, dist: 1 }));
+        }
         // Update the indexes.
         for &v in &reads {
             if mir.regs.get(v.0 as usize).is_some_and(|r| r.merge) {
@@ -141,6 +156,13 @@ fn dependencies(ops: &[AluOp], mir: &Mir) -> Vec<Vec<Dep>> {
         }
         if rel {
             rel_since_mova.push(i);
+        }
+        if op.role == Role::PredSet {
+            last_pred_set = Some(i);
+            predicated_since.clear();
+        }
+        if predicated {
+            predicated_since.push(i);
         }
     }
     deps

@@ -6,8 +6,11 @@
 //! value when both branches give the same one). Eligible gammas have no
 //! scatter, loop or unconverted gamma inside. The target's [`CostModel`]
 //! decides: convert when `then + else + selects <= branch + max(then,
-//! else)`. Each decision is recorded as a note on the node, printed by
-//! `--emit ir`. Innermost gammas are considered first.
+//! else)`, unless the target predicates the gamma for less than both
+//! (`CostModel::predicated_cost`; the R700 runs small branches under a
+//! per-instruction predicate), which keeps it. Each decision is recorded
+//! as a note on the node, printed by `--emit ir`. Innermost gammas are
+//! considered first.
 
 use crate::cost::CostModel;
 use crate::edit;
@@ -69,6 +72,15 @@ fn consider(m: &mut Module, g: NodeId, branches: [RegionId; 2], cost: &dyn CostM
         .sum();
     let flat = t + e + selects;
     let branchy = cost.branch_cost() + t.max(e);
+    if let Some(p) = cost.predicated_cost(m, g, branches)
+        && p < flat.min(branchy)
+    {
+        m.notes.insert(
+            g,
+            format!("kept for predication: costs {p} < if-conversion {flat}, branch {branchy}"),
+        );
+        return false;
+    }
     if flat > branchy {
         m.notes.insert(
             g,
