@@ -22,6 +22,7 @@
 pub mod clause;
 pub mod coalesce;
 pub mod cost;
+pub mod fuse;
 pub mod isel;
 pub mod mir;
 pub mod regalloc;
