@@ -123,3 +123,23 @@ fn an_absolute_addend_is_not_fused_into_op3() {
                o = index() * x - abs(select(x < y, y, x - y));\n}\n";
     agrees(src, TOL_EXACT);
 }
+
+#[test]
+fn gather_coordinates_use_both_element_pairs() {
+    // Four gathers: their coordinates alternate between xy and zw, so the
+    // eight ADDs take two groups (four vector units each) and the four
+    // SAMPLEs still share one TEX clause.
+    let src = "kernel k(img: In<f32>, o: Out<f32>) {\n    let p = index();\n    \
+               o = img[p + vec2(1.0, 0.0)] + img[p + vec2(-1.0, 0.0)] \
+               + img[p + vec2(0.0, 1.0)] + img[p + vec2(0.0, -1.0)];\n}\n";
+    let l = listing(src);
+    assert!(l.contains("zw00"), "{l}");
+    assert!(l.contains("TEX") && l.contains("count:4"), "{l}");
+    let first = l
+        .lines()
+        .find(|s| s.starts_with("; ALU clause"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(first.ends_with("2 groups"), "{first}\n{l}");
+    agrees(src, TOL_EXACT);
+}

@@ -78,6 +78,8 @@ pub struct Selector<'m> {
     /// at most `bounds[v]` (infinities and NaN are not bounded: a divisor
     /// that is infinite needs no scaling, see [`Self::scale_divisor`]).
     bounds: HashMap<VReg, f64>,
+    /// Gathers selected so far (their coordinate elements alternate).
+    gathers: u32,
 }
 
 /// Divisors above this magnitude are scaled before `RECIP_IEEE`, whose
@@ -160,6 +162,7 @@ impl<'m> Selector<'m> {
             zero_cmp: HashMap::new(),
             exact_division: false,
             bounds: HashMap::new(),
+            gathers: 0,
         })
     }
 
@@ -496,7 +499,18 @@ impl<'m> Selector<'m> {
             }
             Op::Gather(p) => {
                 let pos = self.lanes(ins[0])?;
-                let t = self.mir.new_tuple(&[0, 1]);
+                // The coordinates alternate between the xy and the zw
+                // elements (SAMPLE reads them through SRC_SEL_X/Y, manual
+                // §2.x TEX_WORD2, as `clause.rs` emits from the tuple's
+                // channels), so the X, Y, Z and W units can compute two
+                // gathers' coordinates in one group.
+                let chans: [u8; 2] = if self.gathers % 2 == 1 {
+                    [2, 3]
+                } else {
+                    [0, 1]
+                };
+                self.gathers += 1;
+                let t = self.mir.new_tuple(&chans);
                 for k in 0..2 {
                     let l = pos.get(k).copied().unwrap_or(f(0.0));
                     self.emit(Opc::Op2(Op2::Mov), Some(t[k]), &[l]);
