@@ -19,7 +19,14 @@
 //!   NaN → 0 (the hardware keeps low-order bits, digest §3 FLT_TO_INT);
 //! - uniforms are read from the constant file (ABI §3.1), arrays indexed
 //!   at run time through `MOVA_INT` and AR-relative constant reads
-//!   (manual §4.6.1).
+//!   (manual §4.6.1);
+//! - shorter paths (`docs/backend-r700.md` §3 "Shorter paths"): CLAMP set
+//!   on the op computing a saturated value nothing else reads, `sin`/`cos`
+//!   reduced as `fract(x · c/2π)` with a product's constant folded in,
+//!   range facts ([`Selector`]'s bounds) that spare bounded divisors the
+//!   huge-divisor scaling, gather coordinates alternating between the xy
+//!   and zw elements; [`super::fuse`] forms MULADDs on the lanes at the
+//!   end.
 
 use std::collections::HashMap;
 
