@@ -143,3 +143,19 @@ fn gather_coordinates_use_both_element_pairs() {
     assert!(first.ends_with("2 groups"), "{first}\n{l}");
     agrees(src, TOL_EXACT);
 }
+
+#[test]
+fn a_product_shared_by_constant_bound_sums_is_computed_once() {
+    // The reduction pass's four gather coordinates `pos * block + offset`:
+    // each MULADD reads two constant pairs, so only two fit a group; one
+    // MUL and eight ADDs (one pair each) take three groups, not four.
+    let exe = codegen_common::example("sum");
+    let l = ctm_backend_r700::isa::format_program(&exe.program);
+    let first = l
+        .lines()
+        .find(|s| s.starts_with("; ALU clause"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(first.ends_with("3 groups"), "{first}\n{l}");
+    assert_eq!(count(&l, "MULADD_IEEE"), 0, "{l}");
+}

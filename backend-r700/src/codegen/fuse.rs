@@ -87,7 +87,7 @@ fn add_reading(op: &AluOp, v: VReg) -> Option<usize> {
 
 /// Distinct constant-file address/element pairs of an op's sources: a
 /// group reads at most two (manual §4.7.5, digest R11).
-fn const_pairs(srcs: &[Operand]) -> usize {
+pub(super) fn const_pairs(srcs: &[Operand]) -> usize {
     let mut pairs: Vec<(u8, u8)> = Vec::new();
     for s in srcs {
         if let Src::Const { elem, chan } = s.src

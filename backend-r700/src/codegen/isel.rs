@@ -26,7 +26,8 @@
 //!   range facts ([`Selector`]'s bounds) that spare bounded divisors the
 //!   huge-divisor scaling, gather coordinates alternating between the xy
 //!   and zw elements; [`super::fuse`] forms MULADDs on the lanes at the
-//!   end.
+//!   end, then [`super::share`] splits the constant-bound ones that share
+//!   a product.
 
 use std::collections::HashMap;
 
@@ -255,6 +256,7 @@ impl<'m> Selector<'m> {
         }
         self.mir.body = std::mem::take(&mut self.block);
         super::fuse::run(&mut self.mir);
+        super::share::run(&mut self.mir);
         Ok((self.mir, self.layout))
     }
 

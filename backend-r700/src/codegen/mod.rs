@@ -27,6 +27,7 @@ pub mod isel;
 pub mod mir;
 pub mod regalloc;
 pub mod sched;
+pub mod share;
 
 use std::borrow::Cow;
 
