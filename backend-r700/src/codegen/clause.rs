@@ -525,12 +525,16 @@ impl Emitter<'_> {
                         src_sel: [tsel(cx), tsel(cy), TexSrcSel::Zero, TexSrcSel::Zero],
                     };
                     // Consecutive fetches share a clause, up to the limit —
-                    // unless one reads what an earlier one of the run wrote.
+                    // unless one reads what an earlier one of the run wrote
+                    // (by element: DST_SEL masks the others, so coordinates
+                    // in R.zw may sit beside a fetched R.x).
+                    let writes =
+                        |t: &TexInst, c: Chan| t.dst_gpr == cg && t.dst_sel[c.index()] != Sel::Mask;
                     let joined = match self.tex_run {
                         Some(ci) => {
                             if let Some((_, Pending::Tex(v))) = self.clauses.get_mut(ci)
                                 && v.len() < MAX_FETCHES
-                                && v.iter().all(|t| t.dst_gpr != cg)
+                                && v.iter().all(|t| !writes(t, cx) && !writes(t, cy))
                             {
                                 v.push(inst);
                                 true

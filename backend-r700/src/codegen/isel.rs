@@ -19,7 +19,15 @@
 //!   NaN → 0 (the hardware keeps low-order bits, digest §3 FLT_TO_INT);
 //! - uniforms are read from the constant file (ABI §3.1), arrays indexed
 //!   at run time through `MOVA_INT` and AR-relative constant reads
-//!   (manual §4.6.1).
+//!   (manual §4.6.1);
+//! - shorter paths (`docs/backend-r700.md` §3 "Shorter paths"): CLAMP set
+//!   on the op computing a saturated value nothing else reads, `sin`/`cos`
+//!   reduced as `fract(x · c/2π)` with a product's constant folded in,
+//!   range facts ([`Selector`]'s bounds) that spare bounded divisors the
+//!   huge-divisor scaling, gather coordinates alternating between the xy
+//!   and zw elements; [`super::fuse`] forms MULADDs on the lanes at the
+//!   end, then [`super::share`] splits the constant-bound ones that share
+//!   a product.
 
 use std::collections::HashMap;
 
@@ -74,6 +82,12 @@ pub struct Selector<'m> {
     zero_cmp: HashMap<Value, (CmpOp, Operand)>,
     /// Float division correctly rounded ([`super::Options::exact_division`]).
     exact_division: bool,
+    /// Range facts: every finite value register `v` takes has magnitude
+    /// at most `bounds[v]` (infinities and NaN are not bounded: a divisor
+    /// that is infinite needs no scaling, see [`Self::scale_divisor`]).
+    bounds: HashMap<VReg, f64>,
+    /// Gathers selected so far (their coordinate elements alternate).
+    gathers: u32,
 }
 
 /// Divisors above this magnitude are scaled before `RECIP_IEEE`, whose
@@ -155,6 +169,8 @@ impl<'m> Selector<'m> {
             n_scatter: sc,
             zero_cmp: HashMap::new(),
             exact_division: false,
+            bounds: HashMap::new(),
+            gathers: 0,
         })
     }
 
@@ -239,6 +255,8 @@ impl<'m> Selector<'m> {
             self.layout.domain = None;
         }
         self.mir.body = std::mem::take(&mut self.block);
+        super::fuse::run(&mut self.mir);
+        super::share::run(&mut self.mir);
         Ok((self.mir, self.layout))
     }
 
@@ -297,6 +315,12 @@ impl<'m> Selector<'m> {
                 }
             }
         }
+        // Merge registers are written more than once: no range fact.
+        if dst.is_none()
+            && let Some(b) = self.result_bound(opc, &srcs)
+        {
+            self.bounds.insert(d, b);
+        }
         self.block.push(Item::Alu(AluOp {
             opc,
             dst: Some(d),
@@ -305,6 +329,57 @@ impl<'m> Selector<'m> {
             role: Role::Plain,
         }));
         Operand::reg(d)
+    }
+
+    /// The magnitude bound of an operand's finite values, if known: a
+    /// constant's own, the domain's lanes (at most 8192, ABI limit), a
+    /// register's range fact. Modifiers do not change a magnitude.
+    fn bound(&self, o: Operand) -> Option<f64> {
+        if let Some(k) = const_f32(o) {
+            return Some(f64::from(k.abs())).filter(|b| b.is_finite());
+        }
+        match o.src {
+            Src::Const { elem, .. } if Some(u32::from(elem)) == self.layout.domain => Some(8192.0),
+            Src::Reg(v) => self.bounds.get(&v).copied(),
+            _ => None,
+        }
+    }
+
+    /// The magnitude bound of the finite results of `opc` on `srcs`, from
+    /// the sources' bounds or the opcode's range (manual §9: SIN/COS
+    /// results are in [−1, 1]; FRACT in [0, 1); a finite SQRT_IEEE result
+    /// is at most √f32::MAX < 2^64, a finite RECIPSQRT_IEEE or
+    /// RECIP_IEEE result of a normal input at most 2^63 and 2^126 (denormal
+    /// inputs are flushed to 0, whose results are infinite); a finite
+    /// LOG_IEEE at most 128 in magnitude). Rounding is monotonic, so a
+    /// rounded result never exceeds the bound of the exact one computed
+    /// here in f64.
+    fn result_bound(&self, opc: Opc, srcs: &[Operand]) -> Option<f64> {
+        let b = |k: usize| srcs.get(k).and_then(|&o| self.bound(o));
+        let r = match opc {
+            Opc::Op2(op) => match op {
+                Op2::Sin | Op2::Cos | Op2::Fract => 1.0,
+                Op2::SqrtIeee => b(0).map_or(2f64.powi(64), |x| x.sqrt().min(2f64.powi(64))),
+                Op2::RecipsqrtIeee => 2f64.powi(63),
+                Op2::RecipIeee => 2f64.powi(126),
+                Op2::LogIeee => 128.0,
+                Op2::ExpIeee => 2f64.powf(b(0).filter(|&x| x < 126.0)?),
+                Op2::Mov => b(0)?,
+                Op2::Floor | Op2::Ceil | Op2::Trunc => b(0)?.ceil(),
+                Op2::MulIeee => b(0)? * b(1)?,
+                Op2::Add | Op2::MinDx10 | Op2::MaxDx10 => match op {
+                    Op2::Add => b(0)? + b(1)?,
+                    _ => b(0)?.max(b(1)?),
+                },
+                _ => return None,
+            },
+            Opc::Op3(op) => match op {
+                Op3::MuladdIeee => b(0)? * b(1)? + b(2)?,
+                Op3::Cnde | Op3::Cndgt | Op3::Cndge | Op3::CndeInt => b(1)?.max(b(2)?),
+                _ => return None,
+            },
+        };
+        Some(r).filter(|r| r.is_finite())
     }
 
     fn op2(&mut self, op: Op2, srcs: &[Operand]) -> Operand {
@@ -433,7 +508,18 @@ impl<'m> Selector<'m> {
             }
             Op::Gather(p) => {
                 let pos = self.lanes(ins[0])?;
-                let t = self.mir.new_tuple(&[0, 1]);
+                // The coordinates alternate between the xy and the zw
+                // elements (SAMPLE reads them through SRC_SEL_X/Y, manual
+                // §2.x TEX_WORD2, as `clause.rs` emits from the tuple's
+                // channels), so the X, Y, Z and W units can compute two
+                // gathers' coordinates in one group.
+                let chans: [u8; 2] = if self.gathers % 2 == 1 {
+                    [2, 3]
+                } else {
+                    [0, 1]
+                };
+                self.gathers += 1;
+                let t = self.mir.new_tuple(&chans);
                 for k in 0..2 {
                     let l = pos.get(k).copied().unwrap_or(f(0.0));
                     self.emit(Opc::Op2(Op2::Mov), Some(t[k]), &[l]);
@@ -448,6 +534,51 @@ impl<'m> Selector<'m> {
                     Operand::of(Src::Const { elem: e, chan: 0 }),
                     Operand::of(Src::Const { elem: e, chan: 1 })
                 ]
+            }
+            Op::Unary(u @ (UnOp::FSin | UnOp::FCos)) => {
+                // `sin(c · x)` with a constant `c` and a product used only
+                // here: the product is folded into the reduction's
+                // multiply by 1/2π (`Self::trig`; the product is then
+                // dead and removed by `coalesce`).
+                let a = self.lanes(ins[0])?;
+                let folded = self.constant_factor(ins[0]);
+                let mut l = Lanes::new();
+                for (k, x) in a.into_iter().enumerate() {
+                    let (x, c) = match folded.as_ref().and_then(|f| f.get(k)) {
+                        Some(&(y, c)) => (y, c),
+                        None => (x, 1.0),
+                    };
+                    l.push(self.trig(*u == UnOp::FSin, x, c));
+                }
+                l
+            }
+            Op::Binary(BinOp::FMin) if self.clamp01(ins[0], ins[1]).is_some() => {
+                // `min(max(y, 0), 1)` (`clamp(y, 0.0, 1.0)`) is CLAMP: one
+                // op instead of two on the path, folded into `y`'s op where
+                // nothing else reads `y`. NaN gives 0 either way (the
+                // DX10 MAX returns the number, CLAMP maps NaN to 0).
+                let y = self.clamp01(ins[0], ins[1]).unwrap_or(ins[0]);
+                let fold = self.only_use(y);
+                let a = self.lanes(y)?;
+                let mut l = Lanes::new();
+                for x in a {
+                    let folded = if fold { self.fold_clamp(x) } else { None };
+                    l.push(folded.unwrap_or_else(|| self.unary(UnOp::FSaturate, x)));
+                }
+                l
+            }
+            Op::Unary(UnOp::FSaturate) if self.only_use(ins[0]) => {
+                // CLAMP on the op computing the value (manual §4.x CLAMP,
+                // digest §2 "CLAMP ... float only"): the value has no other
+                // use, so nothing reads it unclamped (the clamp applies to
+                // the GPR and PV alike).
+                let a = self.lanes(ins[0])?;
+                let mut l = Lanes::new();
+                for x in a {
+                    let folded = self.fold_clamp(x);
+                    l.push(folded.unwrap_or_else(|| self.unary(UnOp::FSaturate, x)));
+                }
+                l
             }
             Op::Unary(u) => {
                 let a = self.lanes(ins[0])?;
@@ -652,16 +783,7 @@ impl<'m> Selector<'m> {
             FRcp => self.op2(Op2::RecipIeee, &[x]),
             FExp2 => self.op2(Op2::ExpIeee, &[x]),
             FLog2 => self.op2(Op2::LogIeee, &[x]),
-            FSin | FCos => {
-                // SIN/COS take the angle in turns on R700 (LLVM 14's R700
-                // lowering, docs/sim-r700.md §2.5); reduced to [-0.5, 0.5).
-                let tau = std::f32::consts::TAU;
-                let t = self.op3(Op3::MuladdIeee, &[x, f(1.0 / tau), f(0.5)]);
-                let fr = self.op2(Op2::Fract, &[t]);
-                let y = self.op2(Op2::Add, &[fr, f(-0.5)]);
-                let op = if u == FSin { Op2::Sin } else { Op2::Cos };
-                self.op2(op, &[y])
-            }
+            FSin | FCos => self.trig(u == FSin, x, 1.0),
             FSaturate => {
                 let d = self.mir.new_reg();
                 self.block.push(Item::Alu(AluOp {
@@ -671,6 +793,7 @@ impl<'m> Selector<'m> {
                     clamp: true,
                     role: Role::Plain,
                 }));
+                self.bounds.insert(d, 1.0);
                 Operand::reg(d)
             }
             INeg => {
@@ -762,6 +885,143 @@ impl<'m> Selector<'m> {
         }
     }
 
+    /// `sin(c · x)` or `cos(c · x)`: SIN/COS take the angle in turns on
+    /// R700 (LLVM 14's R700 lowering, docs/sim-r700.md §2.5), in [−1, 1]
+    /// ("On hw >= R700, COS/SIN input must be between -1. and 1.",
+    /// LLVM's `R600ISelLowering`), so the angle is reduced to
+    /// `fract(x · c/2π)` in [0, 1): one multiply (none when `c/2π` rounds
+    /// to 1, as for `sin(TAU * x)`) and a FRACT, not LLVM's
+    /// `fract(x/2π + 0.5) − 0.5` (one ADD more on the path; the same
+    /// period, and the absolute error of the turn is at most half an ulp
+    /// of 1 either way). `c/2π` is computed in f64 and rounded once.
+    fn trig(&mut self, sin: bool, x: Operand, c: f32) -> Operand {
+        let k = (f64::from(c) / std::f64::consts::TAU) as f32;
+        let t = if k == 1.0 {
+            x
+        } else {
+            self.op2(Op2::MulIeee, &[x, f(k)])
+        };
+        let y = self.op2(Op2::Fract, &[t]);
+        let op = if sin { Op2::Sin } else { Op2::Cos };
+        self.op2(op, &[y])
+    }
+
+    /// For a value computed by a float multiply with one constant operand
+    /// per lane and used by exactly one node: per lane, the other operand
+    /// and the constant.
+    fn constant_factor(&self, v: Value) -> Option<SmallVec<[(Operand, f32); 4]>> {
+        let m = self.m;
+        if !matches!(m.node(v.node).op, Op::Binary(BinOp::FMul)) || m.users(v).len() != 1 {
+            return None;
+        }
+        let ins = m.inputs(v.node);
+        let (a, b) = (self.lanes(ins[0]).ok()?, self.lanes(ins[1]).ok()?);
+        a.iter()
+            .zip(&b)
+            .map(|(&x, &y)| {
+                let pair = match (const_f32(x), const_f32(y)) {
+                    (Some(c), None) => Some((y, c)),
+                    (None, Some(c)) => Some((x, c)),
+                    _ => None,
+                };
+                pair.filter(|&(_, c)| c.is_finite() && c != 0.0)
+            })
+            .collect()
+    }
+
+    /// For `min(a, b)` where one operand is 1.0 in every lane and the
+    /// other `max(y, 0.0)` read only here: `y`.
+    fn clamp01(&self, a: Value, b: Value) -> Option<Value> {
+        let m = self.m;
+        let all = |v: Value, k: f32| {
+            self.values.get(&v).is_some_and(|l| {
+                !l.is_empty()
+                    && l.iter()
+                        .all(|&o| const_f32(o).is_some_and(|c| c.to_bits() == k.to_bits()))
+            })
+        };
+        let mx = if all(b, 1.0) {
+            a
+        } else if all(a, 1.0) {
+            b
+        } else {
+            return None;
+        };
+        if m.node(mx.node).op != Op::Binary(BinOp::FMax) || m.users(mx).len() != 1 {
+            return None;
+        }
+        let i = m.inputs(mx.node);
+        if all(i[1], 0.0) {
+            Some(i[0])
+        } else if all(i[0], 0.0) {
+            Some(i[1])
+        } else {
+            None
+        }
+    }
+
+    /// Whether `v` is computed by an arithmetic node (whose lanes are
+    /// registers written by it alone, not shared through a swizzle or a
+    /// select) and read by exactly one node.
+    fn only_use(&self, v: Value) -> bool {
+        let m = self.m;
+        let own = matches!(
+            m.node(v.node).op,
+            Op::Binary(BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FMin | BinOp::FMax)
+                | Op::Mad
+                | Op::Unary(
+                    UnOp::FFloor
+                        | UnOp::FCeil
+                        | UnOp::FTrunc
+                        | UnOp::FFract
+                        | UnOp::FSqrt
+                        | UnOp::FRsqrt
+                        | UnOp::FExp2
+                        | UnOp::FLog2
+                )
+        );
+        own && m.users(v).len() == 1
+    }
+
+    /// Sets CLAMP on the unclamped float op of the current block that
+    /// writes `x` (an unmodified fresh register), returning `x`; `None`
+    /// when there is no such op.
+    fn fold_clamp(&mut self, x: Operand) -> Option<Operand> {
+        let v = x.vreg().filter(|_| !x.modified())?;
+        let info = self.mir.regs.get(v.0 as usize)?;
+        if info.merge || info.tuple.is_some() || info.gpr.is_some() {
+            return None;
+        }
+        let op = self.block.iter_mut().rev().find_map(|item| match item {
+            Item::Alu(op) if op.dst == Some(v) => Some(op),
+            _ => None,
+        })?;
+        let clampable = matches!(
+            op.opc,
+            Opc::Op2(
+                Op2::Add
+                    | Op2::MulIeee
+                    | Op2::MinDx10
+                    | Op2::MaxDx10
+                    | Op2::Floor
+                    | Op2::Ceil
+                    | Op2::Trunc
+                    | Op2::Fract
+                    | Op2::SqrtIeee
+                    | Op2::RecipsqrtIeee
+                    | Op2::RecipIeee
+                    | Op2::ExpIeee
+                    | Op2::LogIeee
+            ) | Opc::Op3(Op3::MuladdIeee)
+        );
+        if !clampable || op.clamp || op.role != Role::Plain {
+            return None;
+        }
+        op.clamp = true;
+        self.bounds.insert(v, 1.0);
+        Some(x)
+    }
+
     /// Float `a / b` (spec §7 lists `/` among the derived functions, within
     /// the error of its expansion): `a · RECIP_IEEE(b)`, two roundings
     /// (manual §9 RECIP_IEEE, MUL_IEEE), after [`Self::scale_divisor`];
@@ -808,10 +1068,11 @@ impl<'m> Selector<'m> {
                 (a, f(ctm_frontend::numerics::mul(k, 2f32.powi(-64))))
             }
             Some(_) => (a, b),
-            // The domain's lanes are at most 8192 (ABI limit).
-            None if matches!(b.src, Src::Const { elem, .. } if Some(u32::from(elem)) == self.layout.domain) => {
-                (a, b)
-            }
+            // A range fact: the divisor's finite values are at most the
+            // limit (the domain's lanes, `sin`/`cos`, `sqrt`, ... :
+            // `Self::bound`); an infinite divisor needs no scaling either
+            // (`a · 0` is the scaled `(a · 2^-64) · 0`, bit for bit).
+            None if self.bound(b).is_some_and(|k| k <= f64::from(limit) / 2.0) => (a, b),
             // `|a| ≤ 1` and `|b| > 2^126`: the quotient is below 2^-126,
             // flushed, and `a · 0` is that zero with the same sign, as the
             // scaled product would be (`codegen_division`).

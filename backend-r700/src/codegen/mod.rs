@@ -23,11 +23,13 @@
 pub mod clause;
 pub mod coalesce;
 pub mod cost;
+pub mod fuse;
 pub mod isel;
 pub mod mir;
 pub mod predicate;
 pub mod regalloc;
 pub mod sched;
+pub mod share;
 
 use std::borrow::Cow;
 
