@@ -251,8 +251,12 @@ mod tests {
         };
         assert_eq!((r.name.as_str(), r.ty), ("sum", Type::F32));
         assert_eq!(r.locals[0].name, "src");
+        // A first pass may read a packed stream of the same value type.
+        let mut packed = b.clone();
+        packed.inputs[0].1 = "u16".into();
+        assert!(matches!(entry_of(&packed), Ok(ElfEntry::Reduction(_))));
         let mut bad = b.clone();
-        bad.inputs[0].1 = "u16".into();
+        bad.inputs[0].1 = "vec2".into();
         assert!(matches!(entry_of(&bad), Ok(ElfEntry::Kernel(_))));
         bad.inputs[0].1 = "f64".into();
         assert!(entry_of(&bad).is_err());
