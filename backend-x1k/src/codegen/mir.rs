@@ -240,6 +240,11 @@ pub struct MirOp {
     pub presub: Option<(PresubOp, Operand, Operand)>,
     /// Output modifier disabled (bit-exact MIN/MAX/CMP/CND, CTM §3.3.5).
     pub omod_off: bool,
+    /// The output modifier's scale, a power of two: the result is
+    /// multiplied by 2^`scale` (−3..=3: `OMOD_D8` .. `OMOD_U8`, CTM
+    /// §3.3.5) before the clamp. 0 unless [`super::omod`] folded a
+    /// multiplication into the op; ignored with `omod_off`.
+    pub scale: i8,
     /// Saturate the result.
     pub clamp: bool,
     /// ALU result, output or UMRT write.
