@@ -198,3 +198,17 @@ fn clamp_to_unit_range_is_the_clamp_bit() {
     assert!(asm.contains("sat"), "{asm}");
     assert_eq!(alu, 5, "{asm}");
 }
+
+/// `1 − w` read by a select is the select's presubtract (CTM §3.3.2,
+/// `SRCP_OP_INV`), not an op of its own: Black-Scholes' `cnd` tail.
+#[test]
+fn one_minus_is_a_presubtract() {
+    let (asm, alu) = compiled(
+        "kernel k(d: In<f32>, r: Out<f32>) { let w = exp2(d * d); \
+         let v = if d < 0.0 { 1.0 - w } else { w }; r = v * d; }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("srcp=inv"), "{asm}");
+    // d·d, EX2, the select, the product.
+    assert_eq!(alu, 4, "{asm}");
+}
