@@ -212,3 +212,15 @@ fn one_minus_is_a_presubtract() {
     // d·d, EX2, the select, the product.
     assert_eq!(alu, 4, "{asm}");
 }
+
+/// A power-of-two factor of a product moves to the product's output
+/// modifier: mandelbrot's `2·x·y` is one MAD with `x2`.
+#[test]
+fn power_of_two_factor_of_a_product_is_an_output_modifier() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec2>, r: Out<vec2>) { r = vec2(a.x * a.x - a.y * a.y, 2.0 * a.x * a.y); }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("x2"), "{asm}");
+    assert_eq!(alu, 2, "{asm}");
+}

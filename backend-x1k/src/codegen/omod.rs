@@ -18,6 +18,12 @@
 //! does not is finite where the reference gives an infinity, and a
 //! denormal product scaled up is not flushed (`docs/backend-x1k.md` §3).
 //!
+//! Likewise a factor: `u = (c·x)·y` with `c = ±2^j`, where `c·x` is an
+//! earlier op read only by `u`, becomes `u = x·y` scaled by 2^j and the
+//! earlier op goes (reassociation by a power of two, exact in the same
+//! range; `u` may write an output, whose value is the modified result,
+//! CTM §3.3.8).
+//!
 //! Only plain ops take part: `u` and `P` write no output, predicate or
 //! ALU result, each is the only writer of its whole register, `P` has no
 //! output modifier of its own beyond what fits (the scales add), and
@@ -93,6 +99,8 @@ fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fo
     // Position (in `keep`) of the op defining each register defined here.
     let mut def_at: HashMap<VReg, usize> = HashMap::new();
     let mut keep: Vec<OpId> = Vec::with_capacity(ops.len());
+    // Ops whose scale moved into their only reader.
+    let mut gone: Vec<OpId> = Vec::new();
     for &id in ops.iter() {
         super::vn::rename(mir.op_mut(id), &state.repl);
         if let Some((u_reg, t, neg, k)) = scaled(mir, consts, mir.op(id))
@@ -115,17 +123,112 @@ fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fo
             state.changed = true;
             continue;
         }
+        if let Some((slot, i, x, j)) = scaled_factor(mir, consts, &def_at, &keep, state, id) {
+            let u = mir.op_mut(id);
+            u.args[slot] = x;
+            u.scale += j;
+            gone.push(keep[i]);
+            state.changed = true;
+        }
         if let Some((d, _)) = mir.op(id).dest {
             def_at.insert(d, keep.len());
         }
         keep.push(id);
     }
+    keep.retain(|id| !gone.contains(id));
     *ops = keep;
 }
 
+/// `u = (c·x)·y` with `c = ±2^j` computed by an earlier op `P` of the
+/// block whose result only `u` reads, `u` a MAD with a zero addend: `u`
+/// may read `x` (negated for a negative `c`) and scale by 2^j itself,
+/// and `P` goes (`(0.5·σ)·σ` is `σ·σ d2`). Returns the operand slot of
+/// `u`, `P`'s position in `keep`, the new operand and j.
+fn scaled_factor(
+    mir: &Mir,
+    consts: &ConstTable,
+    def_at: &HashMap<VReg, usize>,
+    keep: &[OpId],
+    state: &Fold,
+    id: OpId,
+) -> Option<(usize, usize, Operand, i8)> {
+    let u = mir.op(id);
+    let plain_mad = |o: &MirOp| {
+        o.alu == Some(AluKind::Mad)
+            && o.presub.is_none()
+            && !o.omod_off
+            && o.args.len() == 3
+            && zero(&o.args[2], o.width)
+    };
+    if !plain_mad(u) || !matches!(u.special, Special::None | Special::Output(..)) {
+        return None;
+    }
+    for slot in 0..2 {
+        let a = u.args[slot];
+        let Src::Reg(t) = a.src else { continue };
+        if !matches!(a.modifier, InputModifier::None | InputModifier::Neg)
+            || u.args[1 - slot].src == Src::Reg(t)
+            || state.defs[t.0 as usize] != 1
+            || state.reads[t.0 as usize] != 1
+        {
+            continue;
+        }
+        let Some(&i) = def_at.get(&t) else { continue };
+        let p = mir.op(keep[i]);
+        if !plain_mad(p)
+            || p.clamp
+            || p.scale != 0
+            || p.special != Special::None
+            || p.dest != Some((t, 0))
+            || mir.vreg(t).width != p.width
+        {
+            continue;
+        }
+        for (c, x) in [(0, 1), (1, 0)] {
+            let Some(value) = constant(consts, &p.args[c], p.width as usize) else {
+                continue;
+            };
+            let Some((neg_c, j)) = power_of_two(value) else {
+                continue;
+            };
+            if !(-3..=3).contains(&(u.scale + j)) {
+                continue;
+            }
+            let x = p.args[x];
+            if x.src == Src::Presub {
+                continue;
+            }
+            // x is read later than P did: nothing in between may write it.
+            if let Src::Reg(xv) = x.src
+                && keep[i + 1..]
+                    .iter()
+                    .any(|&o| mir.op(o).dest.is_some_and(|(d, _)| d == xv))
+            {
+                continue;
+            }
+            // u's lane l read lane k of t = c · x.lanes[k].
+            let mut y = x;
+            for (l, lane) in a.lanes.iter().enumerate() {
+                y.lanes[l] = match *lane {
+                    Lane::Of(k) if k < p.width => x.lanes[k as usize],
+                    Lane::Of(_) if l < u.width as usize => return None,
+                    Lane::Of(_) => Lane::Zero,
+                    other => other,
+                };
+            }
+            if (a.modifier == InputModifier::Neg) != neg_c {
+                y = y.negated();
+            }
+            return Some((slot, i, y, j));
+        }
+    }
+    None
+}
+
 /// `u = t · c` with `c = ±2^k`, or `u = saturate(t)` (k = 0, the clamp
-/// on `u`): (`u`'s register, `t`, whether `u = −t·2^k`, k). `u` must be a plain MAD with a zero addend writing the whole of a
-/// register no one else writes, reading all of `t` lane for lane.
+/// on `u`): (`u`'s register, `t`, whether `u = −t·2^k`, k). `u` must be a
+/// plain MAD with a zero addend writing the whole of a register no one
+/// else writes, reading all of `t` lane for lane.
 fn scaled(mir: &Mir, consts: &ConstTable, u: &MirOp) -> Option<(VReg, VReg, bool, i8)> {
     let (d, 0) = u.dest? else { return None };
     let info = mir.vreg(d);
