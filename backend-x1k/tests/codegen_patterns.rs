@@ -224,3 +224,16 @@ fn power_of_two_factor_of_a_product_is_an_output_modifier() {
     assert!(asm.contains("x2"), "{asm}");
     assert_eq!(alu, 2, "{asm}");
 }
+
+/// `saturate(t · −0.25)` keeps its clamp on the scaled op: moving the
+/// clamp to `t`'s op and reading it negated would negate the clamped
+/// value (random seed 732246: smoothstep of a negated sum).
+#[test]
+fn a_negative_factor_under_a_clamp_stays() {
+    let (asm, _) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, r: Out<f32>) { \
+         let t = smoothstep(0.0, 4.0, -(a + b)); r = t * t + a; }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("sat"), "{asm}");
+}

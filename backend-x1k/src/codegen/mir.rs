@@ -370,6 +370,27 @@ impl Mir {
         &mut self.ops[id.0 as usize]
     }
 
+    /// The ops of every block of the control tree, in depth-first order
+    /// (the arena also keeps ops a pass removed from their block).
+    pub fn live_ops(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        let mut stack: Vec<&[Node]> = vec![&self.body];
+        while let Some(list) = stack.pop() {
+            for n in list {
+                match n {
+                    Node::Block(ops) => out.extend_from_slice(ops),
+                    Node::If { then, else_, .. } => {
+                        stack.push(then);
+                        stack.push(else_);
+                    }
+                    Node::Loop { body, .. } => stack.push(body),
+                    Node::Break { .. } => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Facts about `v`.
     pub fn vreg(&self, v: VReg) -> &VRegInfo {
         &self.vregs[v.0 as usize]

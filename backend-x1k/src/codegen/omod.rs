@@ -5,7 +5,8 @@
 //! modifier (CTM §3.3.5: `OMOD_U2/U4/U8`, `OMOD_D2/D4/D8` scale every
 //! ALU result before the clamp); `u` is removed and its readers read `t`.
 //! A negative factor (`t · −0.25`) is read back with NEG; a clamp on `u`
-//! moves to `P` (the clamp follows the output modifier). Likewise
+//! moves to `P` (the clamp follows the output modifier), but not with a
+//! negative factor (the readers would negate the clamped value). Likewise
 //! `saturate(t)` (`MAX(t, t)` with the clamp) becomes `P`'s clamp when
 //! selection could not fold it (its operand was not the op just
 //! selected).
@@ -41,7 +42,10 @@ pub fn run(mir: &mut Mir, consts: &ConstTable) {
     let n = mir.vregs.len();
     let mut defs = vec![0u32; n];
     let mut reads = vec![0u32; n];
-    for op in &mir.ops {
+    // Ops still in a block: value numbering and pairing leave the ops
+    // they removed in the arena.
+    for id in mir.live_ops() {
+        let op = mir.op(id);
         if let Some((v, _)) = op.dest {
             defs[v.0 as usize] += 1;
         }
@@ -115,6 +119,15 @@ fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fo
                 .any(|&o| mir.op(o).reads().any(|r| r == u_reg))
         {
             let clamp = mir.op(id).clamp;
+            // A clamp on `−t·2^k` cannot move to `t`'s op: the readers
+            // would negate the clamped value (random seed 732246).
+            if clamp && neg {
+                if let Some((d, _)) = mir.op(id).dest {
+                    def_at.insert(d, keep.len());
+                }
+                keep.push(id);
+                continue;
+            }
             let p = mir.op_mut(keep[i]);
             p.scale += k;
             p.clamp |= clamp;

@@ -30,10 +30,12 @@ pub fn run(mir: &mut Mir) {
     let mut defs = vec![0u32; n];
     let mut def_op: Vec<Option<OpId>> = vec![None; n];
     let mut readers = vec![0u32; n];
-    for (i, op) in mir.ops.iter().enumerate() {
+    // Ops still in a block (the arena keeps those earlier passes removed).
+    for id in mir.live_ops() {
+        let op = mir.op(id);
         if let Some((v, _)) = op.dest {
             defs[v.0 as usize] += 1;
-            def_op[v.0 as usize] = Some(OpId(i as u32));
+            def_op[v.0 as usize] = Some(id);
         }
         let mut seen: SmallVec<[VReg; 5]> = SmallVec::new();
         for v in op.reads() {
