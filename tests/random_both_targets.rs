@@ -188,3 +188,20 @@ fn random_kernels_on_the_r700_through_the_driver() {
 fn random_kernels_on_the_x1k_through_the_driver() {
     run_target(Target::X1k, ctm::Target::X1k);
 }
+
+/// Seeds that once miscompiled, now agreeing with the reference outright.
+/// 926125 (x1k, -O2): an outer loop's aL-relative read `arr0[k4 + 2]`,
+/// hoisted out of the inner loop but used by the inner loop's `break`
+/// test, read `c[N + aL]` under the inner `LOOP`, which sets aL to its own
+/// counter (CTM §3.5.2): the value now enters the inner loop in a
+/// register (`backend-x1k/src/codegen/isel/flow.rs`, `reads_al`).
+#[test]
+fn former_miscompiled_seeds_agree() {
+    for seed in [926_125] {
+        match one(seed, Target::X1k, ctm::Target::X1k) {
+            Ok(Outcome::Agree) => {}
+            Ok(_) => panic!("seed {seed}: not an outright agreement"),
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+}

@@ -296,10 +296,25 @@ impl Selector<'_> {
         let mut phis: Vec<Option<(VReg, Ty)>> = Vec::new();
         let mut args: Vec<Val> = Vec::new();
         let mut init_copies = Vec::new();
+        // A `LOOP` sets aL (CTM §3.5.2), so a value read relative to an
+        // outer loop's aL cannot enter its body as an operand: it is
+        // copied to a register before the loop (seed 926125: `c[2 + aL]`
+        // of the outer loop read inside an inner `LOOP` read the inner
+        // counter's element).
+        let sets_al = self.arrays.loops.contains_key(&n);
         for (k, init) in inits.iter().enumerate() {
             let ty = m.ty(inputs[k]);
             let invariant = results[k + 1] == m.argument(body, k);
             let used = self.live.values.contains(&m.output(n, k));
+            if sets_al && ty != Ty::State && reads_al(init) {
+                let w = ty.width().unwrap_or(1);
+                let class = self.phi_class(w);
+                let reg = self.mir.new_vreg(w, class);
+                init_copies.push((reg, init.clone()));
+                args.push(phi_val(reg, ty));
+                phis.push((!invariant && used).then_some((reg, ty)));
+                continue;
+            }
             if invariant || ty == Ty::State || !used {
                 args.push(init.clone());
                 phis.push(None);
@@ -524,6 +539,28 @@ fn split_levels(trips: i64) -> Option<Vec<i32>> {
 }
 
 /// The value a phi holds.
+/// Whether `v` reads a constant relative to aL (an aL-relative
+/// uniform-array read, `arrays`), directly or inside a boolean.
+fn reads_al(v: &Val) -> bool {
+    fn in_bool(b: &BoolVal) -> bool {
+        match b {
+            BoolVal::Lit(_) | BoolVal::Uniform(_) => false,
+            BoolVal::Cmp(_, x, y) => reads_al(x) || reads_al(y),
+            BoolVal::Value(x) => reads_al(x),
+            BoolVal::Not(x) => in_bool(x),
+            BoolVal::And(x, y) | BoolVal::Or(x, y) => in_bool(x) || in_bool(y),
+        }
+    }
+    match v {
+        Val::View {
+            src: Src::Const { relative, .. },
+            ..
+        } => *relative,
+        Val::Bool(b) => in_bool(b),
+        _ => false,
+    }
+}
+
 fn phi_val(reg: VReg, ty: Ty) -> Val {
     match ty {
         Ty::Bool => Val::Bool(Box::new(BoolVal::Value(Val::reg(reg, 1)))),
