@@ -115,6 +115,7 @@ fn executable() -> Executable {
             stack_size: 0,
             kill: false,
             color_exports: 1,
+            clause_temps: 0,
         },
         bindings: Bindings {
             kernel: "k".into(),
