@@ -156,3 +156,84 @@ fn a_presubtracted_value_keeps_its_side() {
             .unwrap_or_else(|e| panic!("{level:?}: {e}"));
     }
 }
+
+/// Multiplications by powers of two are output modifiers of the op
+/// computing their operand (CTM §3.3.5): `0.25 · sin(x)` is one `SIN`
+/// with `d4`, `exp2(x) · −8` one `EX2` with `x8` read back negated, and
+/// `(a·b + c) · 0.5` one MAD with `d2`.
+#[test]
+fn power_of_two_factors_are_output_modifiers() {
+    let (asm, alu) = compiled(
+        "kernel k(x: In<f32>, r: Out<f32>) { r = exp2(0.25 * sin(x)); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("d4"), "{asm}");
+    // The reduction (one MAD and an FRC), the SIN and the EX2 (with its
+    // copy to the output).
+    assert!(alu <= 4, "{asm}");
+    let (asm, _) = compiled(
+        "kernel k(x: In<f32>, r: Out<f32>) { r = exp2(exp2(x) * -8.0); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("x8"), "{asm}");
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec4>, b: In<vec4>, r: Out<vec4>) { r = max((a * b + b) * 0.5, a); }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("d2"), "{asm}");
+    assert_eq!(alu, 2, "{asm}");
+}
+
+/// `clamp(x, 0, 1)` is `saturate(x)` (IR simplification), and a saturate
+/// whose operand was selected earlier is the clamp bit of the op computing
+/// it (CTM §3.3.5), not a `MAX` with the clamp.
+#[test]
+fn clamp_to_unit_range_is_the_clamp_bit() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec4>, b: In<f32>, r: Out<vec4>) { \
+         let s = clamp(a.rgb * (b / max(b, 0.5)), 0.0, 1.0); r = vec4(s * s, 1.0); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(!asm.contains("max(s0.rgb, s0.rgb) sat"), "{asm}");
+    assert!(asm.contains("sat"), "{asm}");
+    assert_eq!(alu, 5, "{asm}");
+}
+
+/// `1 − w` read by a select is the select's presubtract (CTM §3.3.2,
+/// `SRCP_OP_INV`), not an op of its own: Black-Scholes' `cnd` tail.
+#[test]
+fn one_minus_is_a_presubtract() {
+    let (asm, alu) = compiled(
+        "kernel k(d: In<f32>, r: Out<f32>) { let w = exp2(d * d); \
+         let v = if d < 0.0 { 1.0 - w } else { w }; r = v * d; }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("srcp=inv"), "{asm}");
+    // d·d, EX2, the select, the product.
+    assert_eq!(alu, 4, "{asm}");
+}
+
+/// A power-of-two factor of a product moves to the product's output
+/// modifier: mandelbrot's `2·x·y` is one MAD with `x2`.
+#[test]
+fn power_of_two_factor_of_a_product_is_an_output_modifier() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec2>, r: Out<vec2>) { r = vec2(a.x * a.x - a.y * a.y, 2.0 * a.x * a.y); }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("x2"), "{asm}");
+    assert_eq!(alu, 2, "{asm}");
+}
+
+/// `saturate(t · −0.25)` keeps its clamp on the scaled op: moving the
+/// clamp to `t`'s op and reading it negated would negate the clamped
+/// value (random seed 732246: smoothstep of a negated sum).
+#[test]
+fn a_negative_factor_under_a_clamp_stays() {
+    let (asm, _) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, r: Out<f32>) { \
+         let t = smoothstep(0.0, 4.0, -(a + b)); r = t * t + a; }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("sat"), "{asm}");
+}

@@ -89,6 +89,46 @@ fn simplify_removes_exact_identities_only() {
 }
 
 #[test]
+fn simplify_folds_signs_and_clamps_to_saturate() {
+    use ctm_ir::op::UnOp;
+    let m = run_pass(
+        "kernel k(x: In<f32>, y: In<f32>, r: Out<f32>, s: Out<f32>, t: Out<f32>) { \
+         r = abs(-x) + (-x) * (-y) + (-x) / (-y); \
+         s = clamp(x * y, 0.0, 1.0) + saturate(saturate(y)); \
+         t = clamp(y, 0.0, 2.0) + max(0.0, x); }",
+        passes::simplify::run,
+    );
+    let text = ctm_ir::print::to_text(&m);
+    assert_eq!(
+        count(&m, |o| matches!(o, Op::Unary(UnOp::FNeg))),
+        0,
+        "{text}"
+    );
+    assert_eq!(
+        count(&m, |o| matches!(o, Op::Unary(UnOp::FAbs))),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        count(&m, |o| matches!(o, Op::Unary(UnOp::FSaturate))),
+        2,
+        "{text}"
+    );
+    // The clamp to [0, 2] and max(0, x) (whose -0.0 result differs from
+    // saturate's) stay.
+    assert_eq!(
+        count(&m, |o| matches!(o, Op::Binary(BinOp::FMax))),
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        count(&m, |o| matches!(o, Op::Binary(BinOp::FMin))),
+        1,
+        "{text}"
+    );
+}
+
+#[test]
 fn simplify_composes_swizzles() {
     let m = run_pass(
         "kernel k(v: In<vec4>, r: Out<vec2>) { r = v.wzyx.yx; }",

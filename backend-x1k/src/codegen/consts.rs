@@ -216,6 +216,13 @@ impl ConstTable {
         })
     }
 
+    /// The literal in channel `ch` of float constant `index`, if that
+    /// constant is a literal register.
+    pub fn literal_value(&self, index: u8, ch: u8) -> Option<f32> {
+        let (_, c) = self.literals.iter().find(|(i, _)| *i == index)?;
+        c.get(ch as usize).copied().flatten()
+    }
+
     /// The literal registers for the bindings.
     pub fn literal_bindings(&self) -> Vec<LiteralBinding> {
         self.literals

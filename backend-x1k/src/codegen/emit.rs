@@ -692,11 +692,7 @@ impl Emitter<'_> {
                 inst.rgb.dest = TempAddr::absolute(reg as u32).unwrap_or_default();
                 inst.rgb.write_mask = RgbMask::new(mask).unwrap_or(RgbMask::NONE);
             }
-            inst.rgb.omod = if op.omod_off {
-                OutputModifier::Disabled
-            } else {
-                OutputModifier::Mul1
-            };
+            inst.rgb.omod = output_modifier(op);
             inst.rgb.clamp = op.clamp;
         }
         // Alpha half.
@@ -800,11 +796,7 @@ impl Emitter<'_> {
                     inst.alpha.write_mask = AlphaMask::On;
                 }
             }
-            inst.alpha.omod = if op.omod_off {
-                OutputModifier::Disabled
-            } else {
-                OutputModifier::Mul1
-            };
+            inst.alpha.omod = output_modifier(op);
             inst.alpha.clamp = op.clamp;
         }
         if is_out {
@@ -917,3 +909,18 @@ fn target(k: u8) -> RenderTarget {
 
 #[allow(dead_code)]
 fn unused(_: OpId, _: RgbHalf, _: AlphaHalf) {}
+
+/// The output modifier of `op` (CTM §3.3.5): disabled for bit-exact
+/// moves, else the scale [`super::omod`] folded into it.
+fn output_modifier(op: &MirOp) -> OutputModifier {
+    match (op.omod_off, op.scale) {
+        (true, _) => OutputModifier::Disabled,
+        (false, 1) => OutputModifier::Mul2,
+        (false, 2) => OutputModifier::Mul4,
+        (false, 3) => OutputModifier::Mul8,
+        (false, -1) => OutputModifier::Div2,
+        (false, -2) => OutputModifier::Div4,
+        (false, -3) => OutputModifier::Div8,
+        (false, _) => OutputModifier::Mul1,
+    }
+}

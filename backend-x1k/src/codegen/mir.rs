@@ -240,6 +240,11 @@ pub struct MirOp {
     pub presub: Option<(PresubOp, Operand, Operand)>,
     /// Output modifier disabled (bit-exact MIN/MAX/CMP/CND, CTM §3.3.5).
     pub omod_off: bool,
+    /// The output modifier's scale, a power of two: the result is
+    /// multiplied by 2^`scale` (−3..=3: `OMOD_D8` .. `OMOD_U8`, CTM
+    /// §3.3.5) before the clamp. 0 unless [`super::omod`] folded a
+    /// multiplication into the op; ignored with `omod_off`.
+    pub scale: i8,
     /// Saturate the result.
     pub clamp: bool,
     /// ALU result, output or UMRT write.
@@ -363,6 +368,27 @@ impl Mir {
     /// The op `id`, mutably.
     pub fn op_mut(&mut self, id: OpId) -> &mut MirOp {
         &mut self.ops[id.0 as usize]
+    }
+
+    /// The ops of every block of the control tree, in depth-first order
+    /// (the arena also keeps ops a pass removed from their block).
+    pub fn live_ops(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        let mut stack: Vec<&[Node]> = vec![&self.body];
+        while let Some(list) = stack.pop() {
+            for n in list {
+                match n {
+                    Node::Block(ops) => out.extend_from_slice(ops),
+                    Node::If { then, else_, .. } => {
+                        stack.push(then);
+                        stack.push(else_);
+                    }
+                    Node::Loop { body, .. } => stack.push(body),
+                    Node::Break { .. } => {}
+                }
+            }
+        }
+        out
     }
 
     /// Facts about `v`.

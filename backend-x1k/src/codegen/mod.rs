@@ -6,7 +6,9 @@
 //!    tree of blocks, branches and loops; constants laid out by
 //!    [`consts`]);
 //!    [`vn`]: local value numbering (equal ops computed once); [`pair`]:
-//!    two vec2 ops as one vec4 op;
+//!    two vec2 ops as one vec4 op; [`omod`]: multiplications by powers of
+//!    two as output modifiers; [`presub`]: `1 − x` read through the
+//!    presubtract;
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -24,7 +26,9 @@ pub mod emit;
 pub mod hazards;
 pub mod isel;
 pub mod mir;
+pub mod omod;
 pub mod pair;
+pub mod presub;
 pub mod regalloc;
 pub mod sched;
 pub mod vn;
@@ -166,6 +170,8 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     }
     vn::run(&mut mir);
     pair::run(&mut mir, &mut consts);
+    omod::run(&mut mir, &consts);
+    presub::run(&mut mir);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
     // in time linear in its size (issue 13).

@@ -113,7 +113,7 @@ fn flip(m: InputModifier) -> InputModifier {
 }
 
 /// Applies the replacements to the operands of `op`.
-fn rename(op: &mut MirOp, repl: &[Option<(VReg, bool)>]) {
+pub(super) fn rename(op: &mut MirOp, repl: &[Option<(VReg, bool)>]) {
     let fix = |o: &mut Operand| {
         if let Src::Reg(v) = o.src
             && let Some((w, neg)) = repl[v.0 as usize]
@@ -152,7 +152,7 @@ fn candidate(mir: &Mir, op: &MirOp, defs: &[u32]) -> Option<VReg> {
 /// (which has an input modifier): not a presubtract source, not a texture
 /// coordinate. Computed once; renaming never adds readers to a register
 /// before its own definition is visited.
-fn negatable_reads(mir: &Mir) -> Vec<bool> {
+pub(super) fn negatable_reads(mir: &Mir) -> Vec<bool> {
     let mut ok = vec![true; mir.vregs.len()];
     for op in &mir.ops {
         if let Some((_, a, b)) = &op.presub {

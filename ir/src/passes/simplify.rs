@@ -16,6 +16,14 @@
 //!   constructed vector reads the part it selects;
 //! - `i32`: `x + 0`, `x - 0`, `x * 1`, `x | 0`, `x ^ 0`, shifts by 0 are
 //!   `x`; `x * 0` and `x & 0` are 0.
+//! - signs: `abs(-x)` and `abs(abs(x))` are `abs(x)`; `(-a) * (-b)` is
+//!   `a * b` and `(-a) / (-b)` is `a / b` (the sign of a product or a
+//!   quotient is the exclusive or of its operands' signs, NaN included);
+//! - `min(max(x, 0.0), 1.0)` (what `clamp(x, 0.0, 1.0)` lowers to; the
+//!   `min` in either order, the `max` with `+0.0` second) is
+//!   `saturate(x)`, which the language defines as that clamp (NaN gives
+//!   0); `saturate(saturate(x))` is `saturate(x)`. `max(0.0, x)` is not
+//!   matched: `max(0.0, -0.0)` is `-0.0` where `saturate(-0.0)` is `+0.0`.
 
 use crate::graph::{Module, NodeId, Value};
 use crate::op::{BinOp, Op, UnOp};
@@ -49,6 +57,14 @@ fn is_int(m: &Module, v: Value, x: i32) -> bool {
 
 fn is_bool(m: &Module, v: Value, x: bool) -> bool {
     constant(m, v) == Some(Constant::Bool(x))
+}
+
+/// `x` when `v` is `-x`.
+fn negated(m: &Module, v: Value) -> Option<Value> {
+    match m.node(v.node).op {
+        Op::Unary(UnOp::FNeg) => Some(m.inputs(v.node)[0]),
+        _ => None,
+    }
 }
 
 /// Replaces `n`'s output by `v` and removes `n`.
@@ -90,8 +106,47 @@ fn node(m: &mut Module, n: NodeId) -> bool {
                 BAnd | BOr | IMin | IMax | IAnd | IOr if x == y => Some(x),
                 _ => None,
             };
-            result.is_some_and(|v| forward(m, n, v))
+            if let Some(v) = result {
+                return forward(m, n, v);
+            }
+            match b {
+                FMul | FDiv => {
+                    let (Some(a), Some(c)) = (negated(m, x), negated(m, y)) else {
+                        return false;
+                    };
+                    let new = m.op(n.region, Op::Binary(b), &[a, c]);
+                    forward(m, n, new)
+                }
+                FMin => {
+                    let inner = if is_float(m, y, 1.0) {
+                        x
+                    } else if is_float(m, x, 1.0) {
+                        y
+                    } else {
+                        return false;
+                    };
+                    if !matches!(m.node(inner.node).op, Op::Binary(FMax)) {
+                        return false;
+                    }
+                    let [v, zero] = [m.inputs(inner.node)[0], m.inputs(inner.node)[1]];
+                    if !is_float(m, zero, 0.0) {
+                        return false;
+                    }
+                    let new = m.op(n.region, Op::Unary(UnOp::FSaturate), &[v]);
+                    forward(m, n, new)
+                }
+                _ => false,
+            }
         }
+        Op::Unary(u @ (UnOp::FAbs | UnOp::FSaturate)) => match input_op(0) {
+            Op::Unary(UnOp::FNeg) if u == UnOp::FAbs => {
+                let inner = m.inputs(inputs[0].node)[0];
+                m.set_input(n, 0, inner);
+                true
+            }
+            Op::Unary(v) if v == u => forward(m, n, inputs[0]),
+            _ => false,
+        },
         Op::Unary(u @ (UnOp::FNeg | UnOp::BNot | UnOp::INot)) => match input_op(0) {
             Op::Unary(v) if v == u => {
                 let inner = m.inputs(inputs[0].node)[0];

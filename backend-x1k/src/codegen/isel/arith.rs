@@ -267,6 +267,7 @@ impl Selector<'_> {
             args,
             presub: None,
             omod_off: false,
+            scale: 0,
             clamp: false,
             special: Special::None,
         });
@@ -568,6 +569,7 @@ pub(super) fn mov(
         args: smallvec![op, op],
         presub: None,
         omod_off: true,
+        scale: 0,
         clamp: false,
         special: Special::None,
     }
@@ -589,6 +591,7 @@ fn trans_mir(
         args: smallvec![op],
         presub,
         omod_off: false,
+        scale: 0,
         clamp: false,
         special: Special::None,
     }

@@ -440,6 +440,7 @@ impl Selector<'_> {
                     args: smallvec![d, Operand::splat_lane(Lane::One), l.negated()],
                     presub: None,
                     omod_off: false,
+                    scale: 0,
                     clamp: false,
                     special: Special::AluResult(test),
                 });
@@ -457,6 +458,7 @@ impl Selector<'_> {
                     args: smallvec![o, o],
                     presub: None,
                     omod_off: true,
+                    scale: 0,
                     clamp: false,
                     special: Special::AluResult(CompareOp::Ne),
                 });
@@ -553,6 +555,7 @@ impl Selector<'_> {
                 args: smallvec![d, Operand::splat_lane(Lane::One), l.negated()],
                 presub: None,
                 omod_off: false,
+                scale: 0,
                 clamp: false,
                 special: if i == 0 {
                     Special::AluResult(test)

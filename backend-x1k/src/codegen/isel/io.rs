@@ -96,6 +96,7 @@ impl Selector<'_> {
             args: smallvec![coords],
             presub: None,
             omod_off: false,
+            scale: 0,
             clamp: false,
             special: Special::None,
         });
@@ -224,6 +225,7 @@ impl Selector<'_> {
             args: smallvec![op, op],
             presub: None,
             omod_off: true,
+            scale: 0,
             clamp: false,
             special: Special::Umrt,
         });
@@ -255,6 +257,7 @@ impl Selector<'_> {
             args: smallvec![k],
             presub: None,
             omod_off: false,
+            scale: 0,
             clamp: false,
             special: Special::None,
         });
@@ -330,6 +333,7 @@ impl Selector<'_> {
             args: smallvec![op, op],
             presub: None,
             omod_off: true,
+            scale: 0,
             clamp: false,
             special: Special::Output(k, 0),
         });

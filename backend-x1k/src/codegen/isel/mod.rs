@@ -464,6 +464,7 @@ impl<'m> Selector<'m> {
             args,
             presub,
             omod_off,
+            scale: 0,
             clamp: false,
             special: Special::None,
         });

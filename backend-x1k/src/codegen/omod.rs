@@ -1,0 +1,372 @@
+//! Output modifiers on the MIR, between pairing and scheduling: a
+//! multiplication by a power of two, `u = t · 2^k` (k in −3..=3, a MAD
+//! with a zero addend), whose operand `t` is computed by an earlier op
+//! `P` of the same block and read by nothing else, becomes `P`'s output
+//! modifier (CTM §3.3.5: `OMOD_U2/U4/U8`, `OMOD_D2/D4/D8` scale every
+//! ALU result before the clamp); `u` is removed and its readers read `t`.
+//! A negative factor (`t · −0.25`) is read back with NEG; a clamp on `u`
+//! moves to `P` (the clamp follows the output modifier), but not with a
+//! negative factor (the readers would negate the clamped value). Likewise
+//! `saturate(t)` (`MAX(t, t)` with the clamp) becomes `P`'s clamp when
+//! selection could not fold it (its operand was not the op just
+//! selected).
+//!
+//! Exactness: scaling by a power of two is exact in f32 except where the
+//! scaled value overflows or becomes denormal. The transcendentals round
+//! first (CTM "X1K FP": no extra precision), so for them the result is the
+//! reference's; the other operations keep extra range until the output
+//! modifier, so a MAD whose product overflows f32 but whose scaled result
+//! does not is finite where the reference gives an infinity, and a
+//! denormal product scaled up is not flushed (`docs/backend-x1k.md` §3).
+//!
+//! Likewise a factor: `u = (c·x)·y` with `c = ±2^j`, where `c·x` is an
+//! earlier op read only by `u`, becomes `u = x·y` scaled by 2^j and the
+//! earlier op goes (reassociation by a power of two, exact in the same
+//! range; `u` may write an output, whose value is the modified result,
+//! CTM §3.3.8).
+//!
+//! Only plain ops take part: `u` and `P` write no output, predicate or
+//! ALU result, each is the only writer of its whole register, `P` has no
+//! output modifier of its own beyond what fits (the scales add), and
+//! nothing between `P` and `u` reads `u`'s register (a value of the
+//! previous iteration in a loop).
+
+use std::collections::HashMap;
+
+use super::consts::ConstTable;
+use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Operand, Special, Src, Unit, VReg};
+use crate::isa::InputModifier;
+
+/// Runs the fold over every block of `mir`.
+pub fn run(mir: &mut Mir, consts: &ConstTable) {
+    let n = mir.vregs.len();
+    let mut defs = vec![0u32; n];
+    let mut reads = vec![0u32; n];
+    // Ops still in a block: value numbering and pairing leave the ops
+    // they removed in the arena.
+    for id in mir.live_ops() {
+        let op = mir.op(id);
+        if let Some((v, _)) = op.dest {
+            defs[v.0 as usize] += 1;
+        }
+        // Readers, not reads: `MAX(t, t)` is one reader of `t`.
+        let mut seen: smallvec::SmallVec<[VReg; 5]> = smallvec::SmallVec::new();
+        for v in op.reads() {
+            if !seen.contains(&v) {
+                seen.push(v);
+                reads[v.0 as usize] += 1;
+            }
+        }
+    }
+    let mut state = Fold {
+        defs,
+        reads,
+        negatable: super::vn::negatable_reads(mir),
+        repl: vec![None; n],
+        changed: false,
+    };
+    let mut body = std::mem::take(&mut mir.body);
+    walk(mir, consts, &mut body, &mut state);
+    mir.body = body;
+    if state.changed {
+        for op in &mut mir.ops {
+            super::vn::rename(op, &state.repl);
+        }
+    }
+}
+
+/// The pass's state: definitions and reads per register, which registers
+/// may be read negated, and the replacements made.
+struct Fold {
+    defs: Vec<u32>,
+    reads: Vec<u32>,
+    negatable: Vec<bool>,
+    repl: Vec<Option<(VReg, bool)>>,
+    changed: bool,
+}
+
+fn walk(mir: &mut Mir, consts: &ConstTable, nodes: &mut [Node], state: &mut Fold) {
+    for n in nodes {
+        match n {
+            Node::Block(ops) => block(mir, consts, ops, state),
+            Node::If { then, else_, .. } => {
+                walk(mir, consts, then, state);
+                walk(mir, consts, else_, state);
+            }
+            Node::Loop { body, .. } => walk(mir, consts, body, state),
+            Node::Break { .. } => {}
+        }
+    }
+}
+
+fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fold) {
+    // Position (in `keep`) of the op defining each register defined here.
+    let mut def_at: HashMap<VReg, usize> = HashMap::new();
+    let mut keep: Vec<OpId> = Vec::with_capacity(ops.len());
+    // Ops whose scale moved into their only reader.
+    let mut gone: Vec<OpId> = Vec::new();
+    for &id in ops.iter() {
+        super::vn::rename(mir.op_mut(id), &state.repl);
+        if let Some((u_reg, t, neg, k)) = scaled(mir, consts, mir.op(id))
+            && let Some(&i) = def_at.get(&t)
+            && state.defs[t.0 as usize] == 1
+            && state.reads[t.0 as usize] == 1
+            && state.defs[u_reg.0 as usize] == 1
+            && state.negatable[u_reg.0 as usize]
+            && producer(mir, mir.op(keep[i]), t, mir.op(id).width, k)
+            && !keep[i + 1..]
+                .iter()
+                .any(|&o| mir.op(o).reads().any(|r| r == u_reg))
+        {
+            let clamp = mir.op(id).clamp;
+            // A clamp on `−t·2^k` cannot move to `t`'s op: the readers
+            // would negate the clamped value (random seed 732246).
+            if clamp && neg {
+                if let Some((d, _)) = mir.op(id).dest {
+                    def_at.insert(d, keep.len());
+                }
+                keep.push(id);
+                continue;
+            }
+            let p = mir.op_mut(keep[i]);
+            p.scale += k;
+            p.clamp |= clamp;
+            state.repl[u_reg.0 as usize] = Some((t, neg));
+            state.reads[t.0 as usize] = state.reads[u_reg.0 as usize];
+            state.changed = true;
+            continue;
+        }
+        if let Some((slot, i, x, j)) = scaled_factor(mir, consts, &def_at, &keep, state, id) {
+            let u = mir.op_mut(id);
+            u.args[slot] = x;
+            u.scale += j;
+            gone.push(keep[i]);
+            state.changed = true;
+        }
+        if let Some((d, _)) = mir.op(id).dest {
+            def_at.insert(d, keep.len());
+        }
+        keep.push(id);
+    }
+    keep.retain(|id| !gone.contains(id));
+    *ops = keep;
+}
+
+/// `u = (c·x)·y` with `c = ±2^j` computed by an earlier op `P` of the
+/// block whose result only `u` reads, `u` a MAD with a zero addend: `u`
+/// may read `x` (negated for a negative `c`) and scale by 2^j itself,
+/// and `P` goes (`(0.5·σ)·σ` is `σ·σ d2`). Returns the operand slot of
+/// `u`, `P`'s position in `keep`, the new operand and j.
+fn scaled_factor(
+    mir: &Mir,
+    consts: &ConstTable,
+    def_at: &HashMap<VReg, usize>,
+    keep: &[OpId],
+    state: &Fold,
+    id: OpId,
+) -> Option<(usize, usize, Operand, i8)> {
+    let u = mir.op(id);
+    let plain_mad = |o: &MirOp| {
+        o.alu == Some(AluKind::Mad)
+            && o.presub.is_none()
+            && !o.omod_off
+            && o.args.len() == 3
+            && zero(&o.args[2], o.width)
+    };
+    if !plain_mad(u) || !matches!(u.special, Special::None | Special::Output(..)) {
+        return None;
+    }
+    for slot in 0..2 {
+        let a = u.args[slot];
+        let Src::Reg(t) = a.src else { continue };
+        if !matches!(a.modifier, InputModifier::None | InputModifier::Neg)
+            || u.args[1 - slot].src == Src::Reg(t)
+            || state.defs[t.0 as usize] != 1
+            || state.reads[t.0 as usize] != 1
+        {
+            continue;
+        }
+        let Some(&i) = def_at.get(&t) else { continue };
+        let p = mir.op(keep[i]);
+        if !plain_mad(p)
+            || p.clamp
+            || p.scale != 0
+            || p.special != Special::None
+            || p.dest != Some((t, 0))
+            || mir.vreg(t).width != p.width
+        {
+            continue;
+        }
+        for (c, x) in [(0, 1), (1, 0)] {
+            let Some(value) = constant(consts, &p.args[c], p.width as usize) else {
+                continue;
+            };
+            let Some((neg_c, j)) = power_of_two(value) else {
+                continue;
+            };
+            if !(-3..=3).contains(&(u.scale + j)) {
+                continue;
+            }
+            let x = p.args[x];
+            if x.src == Src::Presub {
+                continue;
+            }
+            // x is read later than P did: nothing in between may write it.
+            if let Src::Reg(xv) = x.src
+                && keep[i + 1..]
+                    .iter()
+                    .any(|&o| mir.op(o).dest.is_some_and(|(d, _)| d == xv))
+            {
+                continue;
+            }
+            // u's lane l read lane k of t = c · x.lanes[k].
+            let mut y = x;
+            for (l, lane) in a.lanes.iter().enumerate() {
+                y.lanes[l] = match *lane {
+                    Lane::Of(k) if k < p.width => x.lanes[k as usize],
+                    Lane::Of(_) if l < u.width as usize => return None,
+                    Lane::Of(_) => Lane::Zero,
+                    other => other,
+                };
+            }
+            if (a.modifier == InputModifier::Neg) != neg_c {
+                y = y.negated();
+            }
+            return Some((slot, i, y, j));
+        }
+    }
+    None
+}
+
+/// `u = t · c` with `c = ±2^k`, or `u = saturate(t)` (k = 0, the clamp
+/// on `u`): (`u`'s register, `t`, whether `u = −t·2^k`, k). `u` must be a
+/// plain MAD with a zero addend writing the whole of a register no one
+/// else writes, reading all of `t` lane for lane.
+fn scaled(mir: &Mir, consts: &ConstTable, u: &MirOp) -> Option<(VReg, VReg, bool, i8)> {
+    let (d, 0) = u.dest? else { return None };
+    let info = mir.vreg(d);
+    // `saturate(t)` as selected: `MAX(t, t)` with the clamp.
+    if u.alu == Some(AluKind::Max)
+        && u.clamp
+        && !u.omod_off
+        && u.scale == 0
+        && u.presub.is_none()
+        && u.special == Special::None
+        && u.width == info.width
+        && info.fixed.is_none()
+        && u.args.len() >= 2
+        && u.args[0] == u.args[1]
+        && u.args[0].modifier == InputModifier::None
+        && let Src::Reg(t) = u.args[0].src
+        && mir.vreg(t).width == u.width
+        && u.args[0].lanes[..u.width as usize]
+            .iter()
+            .enumerate()
+            .all(|(i, l)| *l == Lane::Of(i as u8))
+    {
+        return Some((d, t, false, 0));
+    }
+    if u.alu != Some(AluKind::Mad)
+        || u.presub.is_some()
+        || u.args.len() != 3
+        || u.special != Special::None
+        || u.omod_off
+        || u.scale != 0
+        || u.width != info.width
+        || info.fixed.is_some()
+        || !zero(&u.args[2], u.width)
+    {
+        return None;
+    }
+    let w = u.width as usize;
+    for (x, c) in [(0, 1), (1, 0)] {
+        let (x, c) = (&u.args[x], &u.args[c]);
+        let Src::Reg(t) = x.src else { continue };
+        let whole = mir.vreg(t).width == u.width
+            && x.lanes[..w]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == Lane::Of(i as u8));
+        let neg_t = match x.modifier {
+            InputModifier::None => false,
+            InputModifier::Neg => true,
+            _ => continue,
+        };
+        if !whole {
+            continue;
+        }
+        let Some(value) = constant(consts, c, w) else {
+            continue;
+        };
+        let (neg_c, k) = power_of_two(value)?;
+        return Some((d, t, neg_t != neg_c, k));
+    }
+    None
+}
+
+/// Whether every lane the op reads of `o` is 0.
+fn zero(o: &Operand, w: u8) -> bool {
+    o.src == Src::None && o.lanes[..w as usize].iter().all(|l| *l == Lane::Zero)
+}
+
+/// The value every lane of a constant operand reads, modifier applied.
+fn constant(consts: &ConstTable, o: &Operand, w: usize) -> Option<f32> {
+    let lanes = &o.lanes[..w];
+    let v = match o.src {
+        Src::None if lanes.iter().all(|l| *l == Lane::Half) => 0.5,
+        Src::Inline(code) if lanes.iter().all(|l| matches!(l, Lane::Of(_))) => {
+            crate::isa::inline_constant_value(code)
+        }
+        Src::Const {
+            index,
+            relative: false,
+        } => {
+            let mut value = None;
+            for l in lanes {
+                let Lane::Of(ch) = *l else { return None };
+                let x = consts.literal_value(index, ch)?;
+                if value.is_some_and(|y: f32| y.to_bits() != x.to_bits()) {
+                    return None;
+                }
+                value = Some(x);
+            }
+            value?
+        }
+        _ => return None,
+    };
+    Some(match o.modifier {
+        InputModifier::None => v,
+        InputModifier::Neg => -v,
+        InputModifier::Abs => v.abs(),
+        InputModifier::NegAbs => -v.abs(),
+    })
+}
+
+/// `(negative, k)` when `v = ±2^k` with k in −3..=3, k ≠ 0 (the output
+/// modifier's scales, CTM §3.3.5).
+fn power_of_two(v: f32) -> Option<(bool, i8)> {
+    let a = v.abs();
+    let k = [-3i8, -2, -1, 1, 2, 3]
+        .into_iter()
+        .find(|&k| a == 2f32.powi(i32::from(k)))?;
+    Some((v < 0.0, k))
+}
+
+/// Whether `p` may take `u`'s factor 2^k as its output modifier: a plain
+/// ALU op writing all of `t` (and only `t`), of `u`'s width, whose output
+/// modifier is enabled and unclamped (a clamp comes after the scale), and
+/// not a transcendental copied to RGB by `SOP` (its copy is another half's
+/// result).
+fn producer(mir: &Mir, p: &MirOp, t: VReg, width: u8, k: i8) -> bool {
+    let Some(kind) = p.alu else { return false };
+    p.dest == Some((t, 0))
+        && p.width == width
+        && mir.vreg(t).width == width
+        && mir.vreg(t).fixed.is_none()
+        && p.tex.is_none()
+        && p.special == Special::None
+        && !p.omod_off
+        && !p.clamp
+        && (-3..=3).contains(&(p.scale + k))
+        && !(matches!(kind, AluKind::Trans(_)) && p.unit == Unit::Both)
+}
