@@ -28,4 +28,7 @@ pub struct Resources {
     pub kill: bool,
     /// Pixel exports written (`SQ_PGM_EXPORTS_PS` colour exports).
     pub color_exports: u32,
+    /// `SQ_GPR_RESOURCE_MGMT_1.NUM_CLAUSE_TEMP_GPRS`: clause temporaries
+    /// (GPR 128 − N..127) the program uses; 0 when it uses none.
+    pub clause_temps: u32,
 }

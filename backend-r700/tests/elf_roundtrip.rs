@@ -18,6 +18,7 @@ fn sample(program: ctm_backend_r700::isa::Program) -> Executable {
             stack_size: 2,
             kill: true,
             color_exports: 2,
+            clause_temps: 0,
         },
         bindings: Bindings {
             kernel: "k".into(),

@@ -414,6 +414,44 @@ fn previous_result() {
 }
 
 #[test]
+fn clause_temp() {
+    let temps = Config {
+        clause_temps: 4,
+        ..Config::default()
+    };
+    // T0.x (R124) read before the clause writes it.
+    let p = alu(vec![grp(&[add(d(1, X), r(124, X), one())])]);
+    expect_with(&p, &temps, Rule::ClauseTemp);
+    // Written and read by the same group: the read sees the old value.
+    let p = alu(vec![grp(&[
+        add(d(124, X), r(1, X), one()),
+        add(d(1, Y), r(124, X), one()),
+    ])]);
+    expect_with(&p, &temps, Rule::ClauseTemp);
+    // Written in group 0, read in group 1: legal.
+    let p = alu(vec![
+        grp(&[add(d(124, X), r(1, X), one())]),
+        grp(&[add(d(1, X), r(124, X), one())]),
+    ]);
+    assert!(
+        validate_with(&p, &temps)
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .all(|v| v.rule != Rule::ClauseTemp)
+    );
+    // Without clause temporaries R124 is an ordinary GPR.
+    let p = alu(vec![grp(&[add(d(1, X), r(124, X), one())])]);
+    assert!(
+        validate(&p)
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .all(|v| v.rule != Rule::ClauseTemp)
+    );
+}
+
+#[test]
 fn kcache_relative_index() {
     let p = alu_k(
         vec![

@@ -115,6 +115,7 @@ fn executable() -> Executable {
             stack_size: 0,
             kill: false,
             color_exports: 1,
+            clause_temps: 0,
         },
         bindings: Bindings {
             kernel: "k".into(),
@@ -299,4 +300,59 @@ fn inputs_bind_by_their_bindings() {
         !l.bind_input(&b("f32", 300), 1, 1, vec![0; 4]),
         "no such resource"
     );
+}
+
+/// Clause temporaries (manual Table 2.6 L541, §4.6 L1299): the loader
+/// takes NUM_CLAUSE_TEMP_GPRS from the image's `SQ_GPR_RESOURCE_MGMT_1`;
+/// T0 (R124) written and read in one clause carries the value, read in
+/// the next clause it is the poison NaN.
+#[test]
+fn clause_temporaries_live_for_one_clause() {
+    let one = AluSrc::inline(InlineConst::One);
+    let write_t0 = group(&[AluInst::op2(Op2::Add, dst(124, X), [one, one])], &[]);
+    let read_t0 = |c: Chan| {
+        group(
+            &[AluInst::op2(
+                Op2::Mov,
+                dst(1, c),
+                [src(124, X), src(124, X)],
+            )],
+            &[],
+        )
+    };
+    // Clause 0: T0.x = 2, R1.x = T0.x; clause 1: R1.y = T0.x (stale).
+    let p = program(
+        vec![
+            cf_alu(CfAluOp::Alu, 0, 0),
+            cf_alu(CfAluOp::Alu, 1, 0),
+            export_done(1, 0, true),
+        ],
+        vec![vec![write_t0, read_t0(X)], vec![read_t0(Y)]],
+    );
+    let mut exe = executable();
+    exe.program = p;
+    exe.resources.num_gprs = 2;
+    exe.resources.clause_temps = 4;
+    exe.bindings.scatters.clear();
+    let bytes = elf::write(&exe).expect("writes");
+    let image = load::read_elf(&bytes).expect("reads");
+    assert_eq!(image.resources().clause_temps, 4);
+    let launch = Launch::from_image(&image, 4, 1);
+    assert_eq!(launch.clause_temps, Some(4));
+    let r = Machine::new(Config::default()).run(&launch);
+    assert_eq!(r.faults, vec![]);
+    for px in pixels(&r, 0) {
+        assert_eq!(px[0], 2.0);
+        assert_eq!(
+            px[1].to_bits(),
+            ctm_sim::r700::wavefront::CLAUSE_TEMP_POISON
+        );
+    }
+    // Without the register pair R124 is beyond NUM_GPRS: the write is
+    // dropped (L1984) and the first read is not 2.
+    exe.resources.clause_temps = 0;
+    let bytes = elf::write(&exe).expect("writes");
+    let launch = Launch::from_image(&load::read_elf(&bytes).expect("reads"), 4, 1);
+    let r = Machine::new(Config::default()).run(&launch);
+    assert!(pixels(&r, 0).iter().all(|px| px[0] != 2.0));
 }

@@ -212,6 +212,7 @@ pub fn compile_with_report(
     }
     let config = crate::validate::Config {
         stack_size: stack as usize,
+        clause_temps: alloc.clause_temps as usize,
         ..crate::validate::Config::default()
     };
     if let Err(violations) = crate::validate::validate_with(&program, &config) {
@@ -235,6 +236,7 @@ pub fn compile_with_report(
                 stack_size: stack,
                 kill: mir.kills,
                 color_exports,
+                clause_temps: alloc.clause_temps,
             },
             bindings,
         },
@@ -256,8 +258,19 @@ fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
     let body = std::mem::take(&mut mir.body);
     let items = schedule_block(&body, &mut mir, &mut chans)?;
     mir.body = body;
-    let alloc = regalloc::allocate(&mir, &chans, &items, kernel)?;
+    let alloc = regalloc::allocate(&mir, &chans, &items, kernel, false)?;
     let emitted = clause::emit(&items, &alloc, &chans)?;
+    // Clause temporaries where they lower NUM_GPRS and every one stays
+    // inside its ALU clause once the clauses are formed (regalloc.rs).
+    if let Ok(with) = regalloc::allocate(&mir, &chans, &items, kernel, true)
+        && with.clause_temps > 0
+        && with.num_gprs < alloc.num_gprs
+        && with.num_gprs <= regalloc::MAX_GPRS_WITH_TEMPS
+        && let Ok(e) = clause::emit(&items, &with, &chans)
+        && crate::validate::clause_temp_violations(&e.0, with.clause_temps as usize).is_empty()
+    {
+        return Ok((mir, items, with, e));
+    }
     Ok((mir, items, alloc, emitted))
 }
 

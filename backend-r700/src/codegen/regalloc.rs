@@ -12,9 +12,18 @@
 //! coordinates and results, exports) take
 //! the lowest GPR free in all their elements. The position arrives in R0
 //! (ABI §2). Over 128 GPRs is a diagnostic (spec §4).
+//!
+//! Clause temporaries (manual §4.6 L1299-1309, §2.6.1.2 L612; ABI §2): a
+//! value written once, unpredicated, and read only inside its own
+//! straight-line segment (no fetch, export, other segment or loop
+//! back-edge touches it; not a tuple or fixed register) may live in
+//! GPR 124..127 (T0..T3), which NUM_GPRS does not count. The caller
+//! tries an allocation with temporaries and keeps it only when it lowers
+//! the GPR count and every temporary stayed inside one ALU clause once
+//! the clauses were formed (`mod.rs`, validator rule `clause-temp`).
 
 use super::CodegenError;
-use super::mir::{Item, Mir, VReg};
+use super::mir::{Item, Mir, Role, VReg};
 use super::sched::{Channels, Segment};
 
 /// An item after scheduling.
@@ -35,9 +44,24 @@ pub enum SItem {
 pub struct Allocation {
     /// GPR of each register (`None`: never used).
     pub gpr: Vec<Option<u8>>,
-    /// GPRs used: highest + 1.
+    /// GPRs used: highest ordinary GPR + 1 (clause temporaries excluded).
     pub num_gprs: u32,
+    /// Clause temporaries the loader must program (0 or [`CLAUSE_TEMPS`]).
+    pub clause_temps: u32,
 }
+
+/// The clause temporaries ctm's loader programs when a program uses any
+/// (`SQ_GPR_RESOURCE_MGMT_1.NUM_CLAUSE_TEMP_GPRS`): 4, the manual's
+/// "typical setting" (L1309) and Mesa r600's `num_temp_gprs` on every
+/// R6xx/R7xx family (ABI §2).
+pub const CLAUSE_TEMPS: u32 = 4;
+
+/// The first clause-temporary GPR address: T0 = GPR 128 − N (L1309, L612).
+pub const FIRST_TEMP: u8 = (128 - CLAUSE_TEMPS) as u8;
+
+/// The most ordinary GPRs a program with N clause temporaries may use:
+/// 127 − 2N (manual Table 2.6 L541; L1344 alone would allow 124).
+pub const MAX_GPRS_WITH_TEMPS: u32 = 127 - 2 * CLAUSE_TEMPS;
 
 #[derive(Default)]
 struct Walk {
@@ -45,7 +69,17 @@ struct Walk {
     first: Vec<u32>,
     last: Vec<u32>,
     loops: Vec<(u32, u32)>,
+    /// Segment of every touch (`NONE`: untouched, `MANY`: several or a
+    /// non-ALU touch).
+    seg: Vec<u32>,
+    /// Writes per register, and whether one is predicated or a MOVA.
+    writes: Vec<u32>,
+    odd_write: Vec<bool>,
+    segs: u32,
 }
+
+const NONE: u32 = u32::MAX;
+const MANY: u32 = u32::MAX - 1;
 
 impl Walk {
     fn touch(&mut self, v: VReg, half: u32) {
@@ -54,10 +88,21 @@ impl Walk {
         self.last[i] = self.last[i].max(half);
     }
 
+    fn in_seg(&mut self, v: VReg, seg: u32) {
+        let i = v.0 as usize;
+        self.seg[i] = match self.seg[i] {
+            NONE => seg,
+            s if s == seg => seg,
+            _ => MANY,
+        };
+    }
+
     fn items(&mut self, items: &[SItem]) {
         for it in items {
             match it {
                 SItem::Seg(s) => {
+                    self.segs += 1;
+                    let id = self.segs;
                     for g in &s.groups {
                         self.pos += 1;
                         let p = self.pos;
@@ -66,10 +111,17 @@ impl Walk {
                             for src in &op.srcs {
                                 if let Some(v) = src.vreg() {
                                     self.touch(v, 2 * p);
+                                    self.in_seg(v, id);
                                 }
                             }
                             if let Some(d) = op.dst {
                                 self.touch(d, 2 * p + 1);
+                                self.in_seg(d, id);
+                                let i = d.0 as usize;
+                                self.writes[i] += 1;
+                                if matches!(op.role, Role::IfTrue | Role::IfFalse | Role::Mova) {
+                                    self.odd_write[i] = true;
+                                }
                             }
                         }
                     }
@@ -81,19 +133,24 @@ impl Walk {
                         Item::Fetch(f) => {
                             for v in f.coord {
                                 self.touch(v, 2 * p);
+                                self.seg[v.0 as usize] = MANY;
                             }
                             for v in f.dst.iter().flatten() {
                                 self.touch(*v, 2 * p + 1);
+                                self.seg[v.0 as usize] = MANY;
                             }
                         }
                         Item::Export { lanes, .. } => {
                             for v in lanes.iter().filter_map(|l| l.vreg()) {
                                 self.touch(v, 2 * p);
+                                self.seg[v.0 as usize] = MANY;
                             }
                         }
                         Item::MemExport { value, index } => {
                             self.touch(*value, 2 * p);
                             self.touch(*index, 2 * p);
+                            self.seg[value.0 as usize] = MANY;
+                            self.seg[index.0 as usize] = MANY;
                         }
                         _ => {}
                     }
@@ -113,7 +170,8 @@ impl Walk {
     }
 }
 
-/// Allocates GPRs for the scheduled program `items`.
+/// Allocates GPRs for the scheduled program `items`; with `temps`,
+/// clause-local values go to clause temporaries where one is free.
 ///
 /// # Errors
 /// [`CodegenError::Limit`] past 128 GPRs.
@@ -122,6 +180,7 @@ pub fn allocate(
     chans: &Channels,
     items: &[SItem],
     kernel: &str,
+    temps: bool,
 ) -> Result<Allocation, CodegenError> {
     let n = mir.regs.len();
     let mut w = Walk {
@@ -129,6 +188,10 @@ pub fn allocate(
         first: vec![u32::MAX; n],
         last: vec![0; n],
         loops: Vec::new(),
+        seg: vec![NONE; n],
+        writes: vec![0; n],
+        odd_write: vec![false; n],
+        segs: 0,
     };
     // The position is written before the program starts.
     for (i, r) in mir.regs.iter().enumerate() {
@@ -138,6 +201,7 @@ pub fn allocate(
         }
     }
     w.items(items);
+    let last_touch = w.last.clone();
     // Values live into a loop live through it.
     let mut changed = true;
     while changed {
@@ -157,6 +221,7 @@ pub fn allocate(
         start: u32,
         end: u32,
         fixed: Option<u8>,
+        temp: bool,
     }
     let mut units: Vec<Unit> = Vec::new();
     let mut in_tuple = vec![false; n];
@@ -184,15 +249,26 @@ pub fn allocate(
             start,
             end,
             fixed,
+            temp: false,
         });
     }
     for (i, &tupled) in in_tuple.iter().enumerate() {
         if !tupled && w.first[i] != u32::MAX {
+            // Written once (unpredicated) before any read, every touch in
+            // one segment, not stretched over a loop back-edge.
+            let temp = temps
+                && mir.regs[i].gpr.is_none()
+                && w.seg[i] < MANY
+                && w.writes[i] == 1
+                && !w.odd_write[i]
+                && w.first[i] % 2 == 1
+                && w.last[i] == last_touch[i];
             units.push(Unit {
                 regs: vec![VReg(i as u32)],
                 start: w.first[i],
                 end: w.last[i],
                 fixed: mir.regs[i].gpr,
+                temp,
             });
         }
     }
@@ -201,6 +277,7 @@ pub fn allocate(
     let mut busy: Vec<[Option<u32>; 4]> = vec![[None; 4]; 128];
     let mut gpr = vec![None; n];
     let mut max = 0u32;
+    let mut used_temps = false;
     for u in &units {
         let cs: Vec<usize> = u
             .regs
@@ -217,6 +294,10 @@ pub fn allocate(
         };
         let g = match u.fixed {
             Some(g) => Some(g as usize),
+            None if u.temp => (FIRST_TEMP as usize..128)
+                .find(|&g| free(g, &busy))
+                .or_else(|| (0..FIRST_TEMP as usize).find(|&g| free(g, &busy))),
+            None if temps => (0..FIRST_TEMP as usize).find(|&g| free(g, &busy)),
             None => (0..128).find(|&g| free(g, &busy)),
         };
         let Some(g) = g else {
@@ -232,10 +313,15 @@ pub fn allocate(
         for v in &u.regs {
             gpr[v.0 as usize] = Some(g as u8);
         }
-        max = max.max(g as u32 + 1);
+        if temps && g >= FIRST_TEMP as usize {
+            used_temps = true;
+        } else {
+            max = max.max(g as u32 + 1);
+        }
     }
     Ok(Allocation {
         gpr,
         num_gprs: max.max(1),
+        clause_temps: if used_temps { CLAUSE_TEMPS } else { 0 },
     })
 }

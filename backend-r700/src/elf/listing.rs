@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::isa::{ProgramDecodeError, decode_program, format_program};
+use crate::isa::{ProgramDecodeError, decode_program, format_program, format_program_with_temps};
 
 use super::{ElfError, ElfImage, read_image};
 
@@ -75,6 +75,15 @@ pub fn listing_image(image: &ElfImage) -> String {
         "; gprs {} stack {} kill {} exports {}",
         r.num_gprs, r.stack_size, r.kill, r.color_exports
     );
-    out.push_str(&format_program(&image.program));
+    if r.clause_temps > 0 {
+        let _ = writeln!(
+            out,
+            "; clause temporaries {} (T0..T{} = R{}..R127)",
+            r.clause_temps,
+            r.clause_temps - 1,
+            128 - r.clause_temps
+        );
+    }
+    out.push_str(&format_program_with_temps(&image.program, r.clause_temps));
     out
 }

@@ -53,6 +53,12 @@ pub const CTM_NOTE_BINDINGS: u32 = 1;
 pub mod reg {
     /// `SQ_PGM_RESOURCES_PS`: NUM_GPRS [7:0], STACK_SIZE [15:8].
     pub const SQ_PGM_RESOURCES_PS: u32 = 0x0002_8850;
+    /// `SQ_GPR_RESOURCE_MGMT_1`: NUM_CLAUSE_TEMP_GPRS [31:28] (Mesa
+    /// `r600d.h` `S_008C04_NUM_CLAUSE_TEMP_GPRS`); in the note only when
+    /// the program uses clause temporaries (ABI §2).
+    pub const SQ_GPR_RESOURCE_MGMT_1: u32 = 0x0000_8C04;
+    /// Shift of `NUM_CLAUSE_TEMP_GPRS` in `SQ_GPR_RESOURCE_MGMT_1`.
+    pub const NUM_CLAUSE_TEMP_GPRS_SHIFT: u32 = 28;
     /// `SQ_PGM_EXPORTS_PS`: EXPORT_MODE; ctm writes colour exports << 1.
     pub const SQ_PGM_EXPORTS_PS: u32 = 0x0002_8854;
     /// `DB_SHADER_CONTROL`: KILL_ENABLE is bit 6.
@@ -169,6 +175,9 @@ impl ElfImage {
             stack_size: (pgm >> 8) & 0xFF,
             kill: self.register(reg::DB_SHADER_CONTROL).unwrap_or(0) & reg::KILL_ENABLE != 0,
             color_exports: (self.register(reg::SQ_PGM_EXPORTS_PS).unwrap_or(0) >> 1) & 0xF,
+            clause_temps: (self.register(reg::SQ_GPR_RESOURCE_MGMT_1).unwrap_or(0)
+                >> reg::NUM_CLAUSE_TEMP_GPRS_SHIFT)
+                & 0xF,
         }
     }
 }

@@ -47,20 +47,27 @@ pub fn image_of(exe: &Executable) -> ElfImage {
     inputs.sort_unstable();
     inputs.dedup();
     let mask = outputs.iter().fold(0u32, |m, &o| m | (0xF << (4 * o)));
+    let mut proginfo = vec![
+        (
+            reg::SQ_PGM_RESOURCES_PS,
+            (r.num_gprs & 0xFF) | ((r.stack_size & 0xFF) << 8),
+        ),
+        (reg::SQ_PGM_EXPORTS_PS, (r.color_exports & 0xF) << 1),
+        (
+            reg::DB_SHADER_CONTROL,
+            if r.kill { reg::KILL_ENABLE } else { 0 },
+        ),
+        (reg::CB_SHADER_MASK, mask),
+    ];
+    if r.clause_temps > 0 {
+        proginfo.push((
+            reg::SQ_GPR_RESOURCE_MGMT_1,
+            (r.clause_temps & 0xF) << reg::NUM_CLAUSE_TEMP_GPRS_SHIFT,
+        ));
+    }
     ElfImage {
         program: exe.program.clone(),
-        proginfo: vec![
-            (
-                reg::SQ_PGM_RESOURCES_PS,
-                (r.num_gprs & 0xFF) | ((r.stack_size & 0xFF) << 8),
-            ),
-            (reg::SQ_PGM_EXPORTS_PS, (r.color_exports & 0xF) << 1),
-            (
-                reg::DB_SHADER_CONTROL,
-                if r.kill { reg::KILL_ENABLE } else { 0 },
-            ),
-            (reg::CB_SHADER_MASK, mask),
-        ],
+        proginfo,
         notes: CalNotes {
             inputs,
             outputs,

@@ -426,6 +426,48 @@ fn counted(n: usize, noun: &str) -> String {
     }
 }
 
+/// [`format_program`] for a program run with `temps` clause temporaries
+/// (`SQ_GPR_RESOURCE_MGMT_1.NUM_CLAUSE_TEMP_GPRS`): in ALU lines GPR
+/// 128 − temps + i prints as `Ti` (manual §2.6.1.2 L612).
+pub fn format_program_with_temps(program: &Program, temps: u32) -> String {
+    let text = format_program(program);
+    if temps == 0 || temps > 128 {
+        return text;
+    }
+    let first = 128 - temps;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        // ALU lines: `addr group unit: ...`; fetch and CF lines keep R names.
+        let is_alu = line
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|w| w.ends_with(':') || w.chars().all(|c| c.is_ascii_digit()))
+            && !line.starts_with(';')
+            && line.contains(": ");
+        if !is_alu {
+            out.push_str(line);
+            continue;
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find('R') {
+            let (head, tail) = rest.split_at(i);
+            out.push_str(head);
+            let digits: String = tail[1..].chars().take_while(char::is_ascii_digit).collect();
+            let prev_ok = !head.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+            let next_dot = tail[1 + digits.len()..].starts_with('.');
+            match digits.parse::<u32>() {
+                Ok(g) if prev_ok && next_dot && g >= first && g < 128 && !digits.is_empty() => {
+                    let _ = write!(out, "T{}", g - first);
+                }
+                _ => out.push_str(&tail[..1 + digits.len()]),
+            }
+            rest = &tail[1 + digits.len()..];
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
 /// Format a whole program: the CF program, then each clause, every line
 /// prefixed by its qword address (ALU lines also by group number and unit,
 /// assigned with PREFER_VECTOR set, as Mesa configures the chip).

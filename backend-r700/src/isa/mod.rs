@@ -34,7 +34,10 @@ pub use alu::{
     AluClause, AluDst, AluForm, AluGroup, AluInst, Op2Form, Op3Form, PreferVector, Unit,
     assign_units,
 };
-pub use asm::{format_alu, format_cf, format_program, format_tex, format_vtx_clause_inst};
+pub use asm::{
+    format_alu, format_cf, format_program, format_program_with_temps, format_tex,
+    format_vtx_clause_inst,
+};
 pub use cf::{CfAllocIo, CfAlu, CfExport, CfFlags, CfGeneral, CfInst, CfMem, Kcache};
 pub use decode::{
     DecodeError, Unmodelled, decode_alu, decode_cf, decode_tex, decode_vtx_clause_inst,

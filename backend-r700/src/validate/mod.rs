@@ -16,8 +16,10 @@
 mod flow;
 mod group;
 mod rule;
+mod temps;
 
 pub use rule::{Loc, Rule, Violation};
+pub use temps::clause_temp_violations;
 
 use crate::isa::{PreferVector, Program};
 
@@ -39,6 +41,9 @@ pub struct Config {
     /// How many (CF instruction, stack) states the flow analysis explores
     /// before giving up with [`Rule::FlowAnalysisLimit`].
     pub max_flow_states: usize,
+    /// `SQ_GPR_RESOURCE_MGMT_1.NUM_CLAUSE_TEMP_GPRS` (host register; 0:
+    /// none, GPR 124..127 are ordinary): the `clause-temp` rule.
+    pub clause_temps: usize,
 }
 
 impl Default for Config {
@@ -49,6 +54,7 @@ impl Default for Config {
             stack_size: 16,
             wavefront_width: 64,
             max_flow_states: 100_000,
+            clause_temps: 0,
         }
     }
 }
@@ -75,6 +81,7 @@ pub fn validate_with(program: &Program, config: &Config) -> Result<(), Vec<Viola
     let mut out = Vec::new();
     let facts = flow::check(program, config, &mut out);
     group::check(program, config, &facts, &mut out);
+    temps::check(program, config.clause_temps, &mut out);
     out.sort_by_key(|a| (a.loc, a.rule));
     out.dedup_by(|a, b| a.loc == b.loc && a.rule == b.rule);
     if out.is_empty() { Ok(()) } else { Err(out) }

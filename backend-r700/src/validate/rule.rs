@@ -68,6 +68,10 @@ ctm_isa_kit::rules! {
         /// L1284, L2828, L1920: PV.e / PS come from the previous group of the
         /// same clause, which ran unit e / Trans (not a MOVA*).
         PreviousResult => "§4.4 L1284, L2828; §4.9.5 L1920",
+        /// Table 2.6 L541, §4.6 L1299-1301, L1334, L1346: a clause temporary
+        /// (GPR 128 − N..127) is written earlier in its ALU clause before it
+        /// is read, never indexed, never used by a fetch or an export.
+        ClauseTemp => "Table 2.6 L541, §4.6 L1299-1309, L1334, L1346",
 
         // --- Relative addressing (digest §4.4, §4.5) ------------------------
         /// R22, Table 4.2 L1317-1324: a relative kcache operand uses only

@@ -121,6 +121,7 @@ pub fn launch(exe: &Executable, kernel: &Kernel, args: &KernelArgs) -> Launch {
     let mut l = Launch::pixel_shader(exe.program.clone(), w as u32, h as u32);
     l.num_gprs = Some(exe.resources.num_gprs);
     l.stack_size = Some(exe.resources.stack_size);
+    l.clause_temps = Some(exe.resources.clause_temps);
     let mut cfile = vec![[0u32; 4]; b.cb0_elements as usize];
     for (i, p) in kernel.params.iter().enumerate() {
         match (&p.kind, &args.params[i]) {

@@ -87,7 +87,9 @@ fn step(w: &mut Wave<'_>, p: &Prepared, pc: u32, inst: &CfInst) -> Result<u32, S
                 })?;
             }
             let before = w.active;
-            super::group::run_clause(w, p, pc, a)?;
+            let ran = super::group::run_clause(w, p, pc, a);
+            w.poison_clause_temps();
+            ran?;
             match a.op {
                 CfAluOp::Alu | CfAluOp::AluPushBefore => {}
                 CfAluOp::AluPopAfter => w.pop(1)?,

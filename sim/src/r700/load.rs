@@ -65,6 +65,9 @@ impl Launch {
             launch.num_gprs = (res.num_gprs > 0).then_some(res.num_gprs);
             launch.stack_size = Some(res.stack_size);
         }
+        if image.register(elf::reg::SQ_GPR_RESOURCE_MGMT_1).is_some() {
+            launch.clause_temps = Some(res.clause_temps);
+        }
         if let Some(b) = &image.bindings {
             launch.const_buffers = vec![vec![[0; 4]; b.cb0_elements as usize]];
             if let Some(d) = b.domain_element {

@@ -170,6 +170,8 @@ pub struct Launch {
     pub num_gprs: Option<u32>,
     /// SQ_PGM_RESOURCES.STACK_SIZE in entries (None: the config default).
     pub stack_size: Option<u32>,
+    /// SQ_GPR_RESOURCE_MGMT_1.NUM_CLAUSE_TEMP_GPRS (None: the config's).
+    pub clause_temps: Option<u32>,
 }
 
 impl Launch {

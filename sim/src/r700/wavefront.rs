@@ -182,6 +182,10 @@ pub struct Wave<'a> {
     pub scratch: Option<Box<super::group::Scratch>>,
 }
 
+/// What a clause temporary holds after its clause (a quiet NaN with a
+/// recognisable payload).
+pub const CLAUSE_TEMP_POISON: u32 = 0x7FC0_7E39;
+
 /// Sub-entries per stack entry at wavefront width 64 (digest §5.2).
 const SUBENTRIES_PER_ENTRY: u32 = 4;
 
@@ -264,8 +268,30 @@ impl<'a> Wave<'a> {
             return false;
         }
         match self.launch.num_gprs {
-            Some(n) => g < i64::from(n) || g >= 128 - i64::from(self.config.clause_temps),
+            Some(n) => g < i64::from(n) || g >= 128 - i64::from(self.clause_temps()),
             None => true,
+        }
+    }
+
+    /// Clause temporaries N (GPR 128 − N..127): the launch's, else the
+    /// config's.
+    pub fn clause_temps(&self) -> u32 {
+        self.launch
+            .clause_temps
+            .unwrap_or(self.config.clause_temps)
+            .min(128)
+    }
+
+    /// Clause temporaries do not outlive their ALU clause (manual Table 2.6
+    /// L541, §4.6 L1299): at a clause's end they are poisoned with a NaN
+    /// pattern, so a program reading one in a later clause computes NaN.
+    pub fn poison_clause_temps(&mut self) {
+        let n = self.clause_temps() as usize;
+        for g in 128 - n..128 {
+            for c in 0..4 {
+                let at = (g * 4 + c) * WAVE;
+                self.regs[at..at + WAVE].fill(CLAUSE_TEMP_POISON);
+            }
         }
     }
 

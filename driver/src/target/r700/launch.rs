@@ -87,6 +87,7 @@ pub fn sim_launch(exe: &Executable, launch: &Launch<'_>) -> Result<SimLaunch, La
     let mut l = SimLaunch::pixel_shader(exe.program.clone(), w as u32, h as u32);
     l.num_gprs = Some(exe.resources.num_gprs);
     l.stack_size = Some(exe.resources.stack_size);
+    l.clause_temps = Some(exe.resources.clause_temps);
     let mut cb0 = vec![[0u32; 4]; b.cb0_elements as usize];
     let mut put = |element: usize, value: [u32; 4]| -> Result<(), LaunchError> {
         match cb0.get_mut(element) {
