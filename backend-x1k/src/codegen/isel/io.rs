@@ -271,57 +271,51 @@ impl Selector<'_> {
             v => v,
         };
         let w = val.width();
-        if let Val::View {
-            src: Src::Reg(v),
-            lanes,
-            modifier: InputModifier::None,
-            ..
-        } = &val
-            && lanes[..w as usize]
+        // The whole value in its own register, lanes in place, read by no
+        // other output: the ops computing it can write the output.
+        let own = match &val {
+            Val::View {
+                src: Src::Reg(v),
+                lanes,
+                modifier: InputModifier::None,
+                ..
+            } if lanes[..w as usize]
                 .iter()
                 .enumerate()
                 .all(|(i, l)| *l == Lane::Of(i as u8))
-            && !others
-                .iter()
-                .any(|o| matches!(o, Val::View { src: Src::Reg(x), .. } if x == v))
-            && let Some(def) = self.single_def_in_block(*v, w)
-        {
-            let op = self.mir.op_mut(def);
-            op.dest = None;
-            op.special = Special::Output(k, 0);
-            op.unit = match (op.unit, w) {
-                (Unit::Alpha, 1) => Unit::Both,
-                (Unit::Any, 1) => Unit::Rgb,
-                (u, _) => u,
-            };
-            return Ok(());
-        }
-        // A vector assembled lane by lane in this block: each op computing
-        // a part writes its channels of the target (the last value written
-        // to a channel is the one sent out, CTM §3.3.8).
-        if let Val::View {
-            src: Src::Reg(v),
-            lanes,
-            modifier: InputModifier::None,
-            ..
-        } = &val
-            && lanes[..w as usize]
-                .iter()
-                .enumerate()
-                .all(|(i, l)| *l == Lane::Of(i as u8))
-            && !others
-                .iter()
-                .any(|o| matches!(o, Val::View { src: Src::Reg(x), .. } if x == v))
-            && let Some(defs) = self.part_defs_in_block(*v, w)
-        {
-            for (def, unit) in defs {
-                let op = self.mir.op_mut(def);
-                let first = op.dest.map_or(0, |(_, l)| l);
-                op.dest = None;
-                op.special = Special::Output(k, first);
-                op.unit = unit;
+                && !others
+                    .iter()
+                    .any(|o| matches!(o, Val::View { src: Src::Reg(x), .. } if x == v)) =>
+            {
+                Some(*v)
             }
-            return Ok(());
+            _ => None,
+        };
+        if let Some(v) = own {
+            if let Some(def) = self.single_def_in_block(v, w) {
+                let op = self.mir.op_mut(def);
+                op.dest = None;
+                op.special = Special::Output(k, 0);
+                op.unit = match (op.unit, w) {
+                    (Unit::Alpha, 1) => Unit::Both,
+                    (Unit::Any, 1) => Unit::Rgb,
+                    (u, _) => u,
+                };
+                return Ok(());
+            }
+            // A vector assembled lane by lane in this block: each op
+            // computing a part writes its channels of the target (the last
+            // value written to a channel is the one sent out, CTM §3.3.8).
+            if let Some(defs) = self.part_defs_in_block(v, w) {
+                for (def, unit) in defs {
+                    let op = self.mir.op_mut(def);
+                    let first = op.dest.map_or(0, |(_, l)| l);
+                    op.dest = None;
+                    op.special = Special::Output(k, first);
+                    op.unit = unit;
+                }
+                return Ok(());
+            }
         }
         let op = self.operand(&val)?;
         self.emit(MirOp {
