@@ -99,7 +99,9 @@ impl ValidProgram {
         Ok(ValidProgram { program, report })
     }
 
-    /// A program with the report [`validate`] gave for it.
+    /// A program with the report [`validate`] gave for it (the code
+    /// generator validates once and keeps the report).
+    #[cfg(feature = "codegen")]
     pub(crate) fn from_report(program: Program, report: ValidationReport) -> ValidProgram {
         ValidProgram { program, report }
     }

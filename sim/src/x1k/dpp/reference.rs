@@ -6,7 +6,7 @@
 //! writes are made lane by lane. The equivalence tests run every program
 //! through both engines and compare every bit.
 
-use ctm_backend_x1k::isa::{AlphaOp, AluResultSel, AluWrites, RgbOp};
+use ctm_backend_x1k::isa::{AlphaOp, AluWrites, RgbOp};
 use smallvec::SmallVec;
 
 use super::alu::{Lanes, Scratch, check_presub_hazard};
@@ -16,7 +16,7 @@ use super::prepare::AluPlan;
 use super::sources::{Sources, check_tex_ready, relative};
 use super::state::{Group, LaneMask};
 use super::transcendental::Eval;
-use super::writes::{compare_mask, predicate_mask, write_predicates, write_umrt};
+use super::writes::{predicate_mask, write_alu_result, write_predicates, write_umrt};
 
 /// Execute one ALU/OUT instruction for the group, lane by lane.
 pub(crate) fn execute(
@@ -305,18 +305,7 @@ fn write_results(
         }
     }
 
-    // The ALU result (CTM §3.3.10).
-    if let Some(r) = inst.alu_result {
-        let lanes = match r.sel {
-            AluResultSel::Red => &rgb_out[0][..n],
-            AluResultSel::Alpha => &alpha_out[..n],
-        };
-        let bits = compare_mask(lanes, r.op);
-        group.alu_result = (group.alu_result & !writers) | (bits & writers);
-        group.alu_result_valid = true;
-        // Bit 4 of `pred_dirty` tracks the ALU result for `ALU_WAIT`.
-        group.sync.pred_dirty |= 0x10;
-    }
+    write_alu_result(group, plan, writers, rgb_out, alpha_out);
     Ok(())
 }
 

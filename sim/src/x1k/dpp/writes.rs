@@ -143,19 +143,32 @@ pub(crate) fn write_results(
         }
     }
 
-    // The ALU result (CTM §3.3.10).
-    if let Some(r) = inst.alu_result {
-        let lanes = match r.sel {
-            AluResultSel::Red => &rgb_out[0][..n],
-            AluResultSel::Alpha => &alpha_out[..n],
-        };
-        let bits = compare_mask(lanes, r.op);
-        group.alu_result = (group.alu_result & !writers) | (bits & writers);
-        group.alu_result_valid = true;
-        // Bit 4 of `pred_dirty` tracks the ALU result for `ALU_WAIT`.
-        group.sync.pred_dirty |= 0x10;
-    }
+    write_alu_result(group, plan, writers, rgb_out, alpha_out);
     Ok(())
+}
+
+/// The ALU result (CTM §3.3.10): the compare of the selected unit's result
+/// for the processors in `writers`; marks it for `ALU_WAIT`.
+pub(crate) fn write_alu_result(
+    group: &mut Group,
+    plan: &AluPlan,
+    writers: LaneMask,
+    rgb_out: &[Lanes; 3],
+    alpha_out: &Lanes,
+) {
+    let Some(r) = plan.inst.alu_result else {
+        return;
+    };
+    let n = group.n;
+    let lanes = match r.sel {
+        AluResultSel::Red => &rgb_out[0][..n],
+        AluResultSel::Alpha => &alpha_out[..n],
+    };
+    let bits = compare_mask(lanes, r.op);
+    group.alu_result = (group.alu_result & !writers) | (bits & writers);
+    group.alu_result_valid = true;
+    // Bit 4 of `pred_dirty` tracks the ALU result for `ALU_WAIT`.
+    group.sync.pred_dirty |= 0x10;
 }
 
 /// The lanes below `n` whose bit is set in `mask`, in order.
