@@ -10,5 +10,6 @@
 //! - [`r700`]: the R700 (RV770-class) chip: wavefronts, CF program and
 //!   stack, ALU/fetch clauses, exports, a cycle model.
 
+pub mod denormal;
 pub mod r700;
 pub mod x1k;

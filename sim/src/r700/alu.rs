@@ -33,15 +33,7 @@ pub struct Side {
 /// The largest finite f32 (the manual's MAX_FLOAT).
 pub const MAX_FLOAT: f32 = f32::MAX;
 
-/// Flush a denormal to a zero of the same sign.
-#[inline(always)]
-pub fn flush(x: f32) -> f32 {
-    if x.is_subnormal() {
-        f32::from_bits(x.to_bits() & 0x8000_0000)
-    } else {
-        x
-    }
-}
+pub use crate::denormal::flush;
 
 #[inline(always)]
 fn fi(b: u32) -> f32 {

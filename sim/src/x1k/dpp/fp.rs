@@ -20,15 +20,7 @@ use ctm_backend_x1k::isa::{CompareOp, InputModifier, OutputModifier};
 /// The NaN every output modifier produces (CTM §3.3.5).
 pub const STANDARD_NAN: u32 = 0x7FFF_FFFF;
 
-/// Flush a denormal to a zero of the same sign (CTM §3.6.1).
-#[inline(always)]
-pub fn flush(x: f32) -> f32 {
-    if x.is_subnormal() {
-        f32::from_bits(x.to_bits() & 0x8000_0000)
-    } else {
-        x
-    }
-}
+pub use crate::denormal::flush;
 
 /// Apply an input modifier to the bits (CTM §3.3.3): NEG flips the sign,
 /// ABS clears it, NAB sets it — also for NaN, zero and denormals, so a

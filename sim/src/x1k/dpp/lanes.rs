@@ -54,15 +54,7 @@ pub(crate) enum DotOp {
     D2a,
 }
 
-/// `fp::flush` without a branch: a zero exponent keeps only the sign
-/// (the mask clears the exponent and mantissa bits exactly when the
-/// exponent field is zero).
-#[inline(always)]
-pub(crate) fn flush(x: f32) -> f32 {
-    let b = x.to_bits();
-    let zero_exponent = u32::from(b & 0x7F80_0000 == 0);
-    f32::from_bits(b & !(zero_exponent.wrapping_neg() & 0x7FFF_FFFF))
-}
+pub(crate) use crate::denormal::flush;
 
 /// Whether `x` is a denormal (what [`flush`] changes besides nothing).
 #[inline(always)]
