@@ -400,8 +400,8 @@ mod tests {
         );
         let out = &v["outputs"][0];
         assert_eq!(out["index"], 1);
-        // r1 * 2 + (k, 0, 0, 0); NaN stays NaN (printed as null).
-        assert_eq!(out["values"][4], json!([6.0, 4.0, 6.0, null]));
+        // r1 * 2 + (k, 0, 0, 0); NaN stays NaN (printed as "nan").
+        assert_eq!(out["values"][4], json!([6.0, 4.0, 6.0, "nan"]));
     }
 
     #[test]
