@@ -910,3 +910,35 @@ fn s10_bare_runs_of_one_kernel_agree_on_both_targets() {
         assert!(first.contains("\"outputs\""), "{run:#?}");
     }
 }
+
+/// §9 "`ctmc run FILE.elf --simulate [same simulate options]`": the ELF
+/// that `ctmc FILE.ck` wrote runs, also when the kernel ignores one of its
+/// uniforms (and one of its inputs). Failed before on x1k: the note bound
+/// the unread uniform to a float constant, and the image rules refused it.
+#[test]
+fn s9_run_of_an_elf_with_an_unread_uniform() {
+    let w = Work::new();
+    w.file(
+        "k.ck",
+        "kernel k(a: f32, _b: f32, m: mat4, x: In<f32>, _y: In<f32>, r: Out<f32>) {\n    r = x + a;\n}\n",
+    );
+    for t in ["x1k", "r700"] {
+        let elf = format!("k.{t}.elf");
+        w.ctmc(&["k.ck", "--target", t]).expect(0);
+        let run = w.ctmc(&[
+            "run",
+            &elf,
+            "--simulate",
+            "--domain",
+            "3x1",
+            "--input",
+            "x=seq",
+            "--uniform",
+            "a=2",
+            "--output",
+            "r=r.npy",
+        ]);
+        run.expect(0);
+        assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t}");
+    }
+}
