@@ -411,10 +411,10 @@ fn run_elf(
     // that name (its input is `src`), so the one input is taken under the
     // name given, which also seeds `random` as the source run does
     // (`docs/cli.md`, "ctmc run FILE.elf").
-    if let (ElfEntry::Reduction(r), Some((name, _))) = (&mut entry, inputs.inputs.first()) {
-        if let Some(local) = r.locals.get_mut(r.params[0].index()) {
-            local.name = name.clone();
-        }
+    if let (ElfEntry::Reduction(r), Some((name, _))) = (&mut entry, inputs.inputs.first())
+        && let Some(local) = r.locals.get_mut(r.params[0].index())
+    {
+        local.name = name.clone();
     }
     check_output_names(entry.entry(), outputs.iter().map(|(n, _)| n.as_str()))
         .map_err(|e| usage(console, e))?;
