@@ -942,3 +942,79 @@ fn s9_run_of_an_elf_with_an_unread_uniform() {
         assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t}");
     }
 }
+
+// ---- §5 / §7 / §9: the x1k loop counter and `--check` ----------------------
+
+/// §5 "x1k: a `while`/`loop` runs at most 255 iterations per entry (the
+/// hardware loop counter); the compiler says so with a warning where it
+/// cannot prove a bound", and §9 "`--check` also runs the reference
+/// interpreter on the same inputs and fails (exit code 1) if any output
+/// differs beyond the tolerance of section 7": a loop of 1000 iterations
+/// stops at 255 on the x1k, which `--check` reports; the r700 and the
+/// reference run it out.
+#[test]
+fn s5_s9_x1k_loop_limit_warns_and_check_fails_with_exit_1() {
+    let w = Work::new();
+    w.file(
+        "w.ck",
+        "kernel k(a: In<f32>, r: Out<f32>) {\n\
+         \x20   let mut x = a;\n\
+         \x20   let mut n = 0.0;\n\
+         \x20   while x < 1000.0 { x = x + 1.0; n += 1.0; }\n\
+         \x20   r = n;\n\
+         }\n",
+    );
+    let args = [
+        "--simulate",
+        "--domain",
+        "2x1",
+        "--input",
+        "a=const:0",
+        "--check",
+    ];
+    let mut x1k = vec!["w.ck", "--target", "x1k"];
+    x1k.extend(args);
+    let run = w.ctmc(&x1k);
+    run.expect(1)
+        .stderr_has("warning[CK")
+        .stderr_has("255")
+        .stderr_has("--check failed")
+        .stderr_has("got 255.0, reference 1000.0");
+    for t in ["r700", "ref"] {
+        let mut a = vec!["w.ck", "--target", t];
+        a.extend(args);
+        let run = w.ctmc(&a);
+        run.expect(0).stdout_has("check passed");
+        assert!(!run.stderr.contains("warning[CK"), "{t}: {run:#?}");
+    }
+}
+
+/// §7 "NaN matches NaN": outputs that are NaN on the target and in the
+/// reference pass `--check`.
+#[test]
+fn s7_nan_matches_nan_under_check() {
+    let w = Work::new();
+    write_npy(
+        &w.path("x.npy"),
+        &[3],
+        NpyData::F32(vec![-1.0, 4.0, f32::NAN]),
+    );
+    w.file(
+        "n.ck",
+        "kernel k(x: In<f32>, r: Out<vec2>) {\n    r = vec2(sqrt(x), x * 0.0 + x);\n}\n",
+    );
+    for t in TARGETS {
+        let run = simulate(
+            &w,
+            "n.ck",
+            t,
+            &["--input", "x=x.npy", "--check", "--output", "r=r.npy"],
+        );
+        run.stdout_has("check passed");
+        let v = output(&w, "r.npy").1;
+        assert!(
+            v[0].is_nan() && v[2] == 2.0 && v[4].is_nan() && v[5].is_nan(),
+            "{t}: {v:?}"
+        );
+    }
+}
