@@ -1018,3 +1018,24 @@ fn s7_nan_matches_nan_under_check() {
         );
     }
 }
+
+/// §9 "Without `--output` the first few elements are printed": one line
+/// per output stream, in parameter order on every target (the r700 printed
+/// its exports before its scatter stream).
+#[test]
+fn s9_previews_come_in_parameter_order() {
+    let w = Work::new();
+    w.file(
+        "m.ck",
+        "kernel k(a: In<f32>, s: Scatter<f32>, r: Out<f32>) {\n    s[index()] = a;\n    r = a;\n}\n",
+    );
+    for t in ["r700", "ref"] {
+        let run = simulate(&w, "m.ck", t, &["--domain", "2x1", "--input", "a=seq"]);
+        let names: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(names, ["s", "r"], "{t}: {run:#?}");
+    }
+}
