@@ -1056,3 +1056,23 @@ fn s7_x1k_rsqrt_of_negative_zero() {
     );
     simulate(&w, "q.ck", "x1k", &["--input", "x=x.npy", "--check"]).stdout_has("check passed");
 }
+
+/// §9 "2 a usage or I/O error": standard output that cannot be written
+/// (a full disk) is an I/O error, not a success with the output lost
+/// (exit 0 before). A closed pipe stays harmless.
+#[test]
+fn s9_a_full_stdout_is_an_io_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system
+    };
+    let w = Work::new();
+    w.file("saxpy.ck", common::SAXPY);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctmc"))
+        .args(["saxpy.ck", "--emit", "asm"])
+        .current_dir(w.dir.path())
+        .stdout(full)
+        .output()
+        .expect("run ctmc");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write standard output"));
+}
