@@ -255,6 +255,16 @@ pub fn run_kernel(
         },
     )?;
     let measured = session.finish(program.kernel(), None);
+    // In parameter order, whatever order the target returned them in (the
+    // r700 gave its exports before its scatter stream, so previews of one
+    // kernel came out in different orders on different targets).
+    let mut outputs = outputs;
+    outputs.sort_by_key(|(name, _)| {
+        params
+            .iter()
+            .position(|p| &p.name == name)
+            .unwrap_or(usize::MAX)
+    });
     Ok(Simulation {
         outputs: outputs
             .into_iter()

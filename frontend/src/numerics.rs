@@ -163,10 +163,12 @@ pub fn fract(x: f32) -> f32 {
     sub(x, floor(x))
 }
 
-/// `step(edge, x)`: 0 if `x < edge`, else 1.
+/// `step(edge, x)`: 1 if `x >= edge`, else 0 (Cg/HLSL, Brook's ancestry),
+/// so a NaN operand gives 0, as both targets' compare-and-set does
+/// (`docs/language-decisions.md`, "step").
 #[inline]
 pub fn step(edge: f32, x: f32) -> f32 {
-    if ftz(x) < ftz(edge) { 0.0 } else { 1.0 }
+    if ftz(x) >= ftz(edge) { 1.0 } else { 0.0 }
 }
 
 /// `mix(a, b, t) = a + (b - a) * t`.

@@ -105,7 +105,7 @@ op_enum! {
         FMin = "fmin",
         /// Float maximum (the non-NaN operand).
         FMax = "fmax",
-        /// `step(edge, x)`: 0.0 where `x < edge`, else 1.0, per lane.
+        /// `step(edge, x)`: 1.0 where `x >= edge`, else 0.0 (NaN: 0.0), per lane.
         FStep = "step",
         /// Wrapping `i32` addition.
         IAdd = "iadd",

@@ -400,12 +400,22 @@ fn run_elf(
             ),
         )
     })?;
-    let entry = program.entry().map_err(|e| {
+    let mut entry = program.entry().map_err(|e| {
         usage(
             console,
             format!("`{}`: the bindings note: {e}", cli.file.display()),
         )
     })?;
+    // Spec §9: a reduction reads its one input as `--input A=SRC`, A its
+    // first parameter's name. The pass program's bindings do not record
+    // that name (its input is `src`), so the one input is taken under the
+    // name given, which also seeds `random` as the source run does
+    // (`docs/cli.md`, "ctmc run FILE.elf").
+    if let (ElfEntry::Reduction(r), Some((name, _))) = (&mut entry, inputs.inputs.first())
+        && let Some(local) = r.locals.get_mut(r.params[0].index())
+    {
+        local.name = name.clone();
+    }
     check_output_names(entry.entry(), outputs.iter().map(|(n, _)| n.as_str()))
         .map_err(|e| usage(console, e))?;
     let data = bind_inputs(entry.entry(), &inputs).map_err(|e| usage(console, e))?;

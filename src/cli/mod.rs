@@ -107,13 +107,20 @@ impl Console {
         }
     }
 
-    /// Writes the collected standard output.
-    fn flush(&mut self) {
+    /// Writes the collected standard output. A closed pipe (`ctmc ... |
+    /// head`) is not an error of the run; any other failure (a full disk:
+    /// `ctmc ... > /dev/full`) is returned, so that lost output does not
+    /// exit 0.
+    fn flush(&mut self) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
-        // A closed pipe (`ctmc ... | head`) is not an error of the run.
-        let _ = stdout.write_all(self.out.as_bytes());
-        let _ = stdout.flush();
+        let written = stdout
+            .write_all(self.out.as_bytes())
+            .and_then(|()| stdout.flush());
         self.out.clear();
+        match written {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -143,7 +150,17 @@ pub fn main() -> ExitCode {
         dispatch(&args, &mut console)
     }))
     .unwrap_or(Exit::Usage);
-    console.flush();
+    let exit = match console.flush() {
+        Err(e) => {
+            console.error(&format!("cannot write standard output: {e}"));
+            if exit == Exit::Success {
+                Exit::Usage
+            } else {
+                exit
+            }
+        }
+        Ok(()) => exit,
+    };
     ExitCode::from(exit.code())
 }
 

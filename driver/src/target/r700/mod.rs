@@ -248,6 +248,26 @@ impl MachineTarget for R700Target {
             .map(|(i, v)| (*i, v.map(f32::to_bits)))
             .collect();
         let mut launch = Launch::raw(program, run.elements, regs, &consts);
+        // Registers not given hold what the ABI loads (`docs/abi-r700.md`):
+        // R0 = the position (k, 0, 0, 0), as on the x1k, where a bare run
+        // starts with r0 = (i, j, 0, 0); a `--reg R0=...` is applied after it.
+        launch.position = Some(Gpr::R0);
+        // A bare run has no inputs (spec §10); as on the x1k, where texture
+        // lookups of a bare run read zeros, every texture resource is one
+        // texel of zeros, so that a stream program (ctmc's own ELF, or
+        // another compiler's shader) runs instead of faulting at its first
+        // fetch (`docs/cli.md`, "ctmc run FILE --raw").
+        for id in 0..=u8::MAX {
+            launch
+                .textures
+                .entry(id)
+                .or_insert_with(|| ctm_sim::r700::Texture {
+                    width: 1,
+                    height: 1,
+                    format: ctm_sim::r700::TexFormat::Rgba32Float,
+                    data: vec![0; 16],
+                });
+        }
         if let Some(res) = resources {
             launch.num_gprs = (res.num_gprs > 0).then_some(res.num_gprs);
             launch.stack_size = Some(res.stack_size);

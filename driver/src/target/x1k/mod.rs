@@ -52,6 +52,66 @@ impl X1kProgram {
 }
 
 /// A code generator's error as the driver reports it.
+/// The float constants a uniform of type `ty` (as the bindings write it)
+/// occupies.
+fn uniform_constants(ty: &str) -> u32 {
+    match crate::target::entry::parse_type(ty) {
+        Some(ctm_frontend::types::Type::Mat4) => 4,
+        Some(ctm_frontend::types::Type::Array(a)) => u32::from(a.len),
+        _ => 1,
+    }
+}
+
+/// `program` without the bindings of uniforms whose float constants the
+/// code never reads (a parameter the kernel ignores, or one the optimiser
+/// removed). The code generator binds every uniform, but the image rules
+/// (`validate::load_elf`, `docs/validator-x1k.md` §5) refuse a uniform on
+/// a constant the code does not read, and `docs/cli.md` says such
+/// uniforms are not in the note, so without this `ctmc run` refused the
+/// ELF that `ctmc` had just written (found by branch `spec-audit`). A
+/// uniform that a loop count reads through an integer constant is kept.
+fn without_unread_uniforms(program: ValidProgram) -> ValidProgram {
+    let b = &program.program().bindings;
+    let facts = ctm_backend_x1k::validate::facts(program.program());
+    let mut loop_uniforms: Vec<&str> = Vec::new();
+    fn names<'a>(s: &'a IntSource, out: &mut Vec<&'a str>) {
+        match s {
+            IntSource::Const(_) => {}
+            IntSource::Uniform(name) => out.push(name),
+            IntSource::UniformRange(a, b) => {
+                names(a, out);
+                names(b, out);
+            }
+        }
+    }
+    for ic in &b.int_constants {
+        names(&ic.count, &mut loop_uniforms);
+        names(&ic.init, &mut loop_uniforms);
+    }
+    let keep: Vec<bool> = b
+        .uniforms
+        .iter()
+        .map(|u| {
+            let first = u32::from(u.float_constant);
+            loop_uniforms.contains(&u.param.as_str())
+                || (first..first + uniform_constants(&u.ty))
+                    .any(|c| u8::try_from(c).is_ok_and(|c| facts.float_constants.contains(&c)))
+        })
+        .collect();
+    if keep.iter().all(|&k| k) {
+        return program;
+    }
+    let mut trimmed = program.program().clone();
+    let mut kept = keep.into_iter();
+    trimmed
+        .bindings
+        .uniforms
+        .retain(|_| kept.next().unwrap_or(true));
+    // Removing bindings changes no instruction, so the program stays valid;
+    // should it not, the untrimmed one is kept.
+    ValidProgram::new(trimmed).unwrap_or(program)
+}
+
 fn failure(e: CodegenError) -> CodegenFailure {
     match e {
         CodegenError::Limit {
@@ -197,7 +257,9 @@ impl MachineTarget for X1kTarget {
 
     fn compile(&self, ir: &Verified) -> Result<Box<dyn MachineProgram>, CodegenFailure> {
         let program = codegen::compile(ir, &codegen::Options::default()).map_err(failure)?;
-        Ok(Box::new(X1kProgram { program }))
+        Ok(Box::new(X1kProgram {
+            program: without_unread_uniforms(program),
+        }))
     }
 
     fn read_elf(&self, bytes: &[u8]) -> Result<Box<dyn MachineProgram>, String> {

@@ -267,9 +267,20 @@ pub fn run_raw(raw: &RawProgram, run: &RawRun) -> Result<ArrayOutcome, RawError>
     })
 }
 
-/// A float for JSON (`null` for NaN and infinities, which JSON lacks).
+/// A float for JSON. JSON has no NaN or infinities: they are spelled
+/// `"nan"`, `"inf"` and `"-inf"`, as the r700's bare runs spell them
+/// (`ctm_sim::r700::raw_outputs_json`), so that both targets' dumps compare
+/// on equal terms (spec §10).
 fn number(x: f32) -> Value {
-    if x.is_finite() { json!(x) } else { Value::Null }
+    if x.is_finite() {
+        json!(x)
+    } else if x.is_nan() {
+        json!("nan")
+    } else if x > 0.0 {
+        json!("inf")
+    } else {
+        json!("-inf")
+    }
 }
 
 /// What every element wrote, as spec §10 prints it:
@@ -389,8 +400,8 @@ mod tests {
         );
         let out = &v["outputs"][0];
         assert_eq!(out["index"], 1);
-        // r1 * 2 + (k, 0, 0, 0); NaN stays NaN (printed as null).
-        assert_eq!(out["values"][4], json!([6.0, 4.0, 6.0, null]));
+        // r1 * 2 + (k, 0, 0, 0); NaN stays NaN (printed as "nan").
+        assert_eq!(out["values"][4], json!([6.0, 4.0, 6.0, "nan"]));
     }
 
     #[test]
