@@ -51,7 +51,6 @@ impl X1kProgram {
     }
 }
 
-/// A code generator's error as the driver reports it.
 /// The float constants a uniform of type `ty` (as the bindings write it)
 /// occupies.
 fn uniform_constants(ty: &str) -> u32 {
@@ -112,6 +111,7 @@ fn without_unread_uniforms(program: ValidProgram) -> ValidProgram {
     ValidProgram::new(trimmed).unwrap_or(program)
 }
 
+/// A code generator's error as the driver reports it.
 fn failure(e: CodegenError) -> CodegenFailure {
     match e {
         CodegenError::Limit {
