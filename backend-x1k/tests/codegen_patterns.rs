@@ -237,3 +237,31 @@ fn a_negative_factor_under_a_clamp_stays() {
     );
     assert!(asm.contains("sat"), "{asm}");
 }
+
+/// Two scalar differences of four fetched values co-issue: the scheduler
+/// groups two of the values into one register so that the four sources
+/// take three RGB addresses (normals' `hx` and `hy`; before, two
+/// instructions).
+#[test]
+fn scalar_ops_share_source_registers() {
+    let (asm, alu) = compiled(
+        "kernel k(h: In<f32>, r: Out<f32>) { let p = index(); \
+         let a = h[p + vec2(1.0, 0.0)] - h[p - vec2(1.0, 0.0)]; \
+         let b = h[p + vec2(0.0, 1.0)] - h[p - vec2(0.0, 1.0)]; r = a * b; }",
+        TOL_EXACT,
+    );
+    // Two coordinate ops, the two differences, the product.
+    assert_eq!(alu, 4, "{asm}");
+}
+
+/// Two MADs reading four fetched values and a uniform co-issue: five RGB
+/// values fit three addresses after two joins (x, y, z in one register).
+#[test]
+fn five_rgb_sources_fit_after_two_joins() {
+    let (asm, alu) = compiled(
+        "kernel k(w: f32, x: In<f32>, y: In<f32>, z: In<f32>, u: In<f32>, r: Out<f32>) { \
+         r = (x * w + y) * (z * w + u); }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+}

@@ -11,7 +11,11 @@
 //! the lowest register that has enough free channels of the class (RGB
 //! lanes: any of r, g, b; alpha: a; vec4: all four), which keeps
 //! `US_PIXSIZE` (the highest register used) small: it bounds the threads
-//! in flight. Spilling does not exist on this chip: more than 128
+//! in flight. A group of registers the scheduler joined ([`Mir::groups`]:
+//! their reads share one source address) is placed together when its
+//! first member starts, in one register, each member in its own RGB
+//! channels free from the member's start (conservative: the channels stay
+//! reserved from the group's start). Spilling does not exist on this chip: more than 128
 //! registers is CK0071.
 
 use super::CodegenError;
@@ -197,7 +201,28 @@ pub fn allocate(
     let mut busy: Vec<[Option<u32>; 4]> = vec![[None; 4]; 128];
     let mut place = vec![None; mir.vregs.len()];
     let mut max_reg = 0u8;
+    let mut group_of: Vec<Option<usize>> = vec![None; mir.vregs.len()];
+    for (g, members) in mir.groups.iter().enumerate() {
+        for m in members {
+            if let Some(e) = group_of.get_mut(m.0 as usize) {
+                *e = Some(g);
+            }
+        }
+    }
     for v in order {
+        if place[v].is_some() {
+            continue;
+        }
+        if let Some(g) = group_of[v] {
+            let Some(placed) = place_group(&mir.groups[g], mir, &iv, &mut busy) else {
+                return Err(too_many(kernel));
+            };
+            for (m, reg, chans) in placed {
+                max_reg = max_reg.max(reg);
+                place[m.0 as usize] = Some((reg, chans));
+            }
+            continue;
+        }
         let Some((start, end)) = iv[v] else { continue };
         let info = &mir.vregs[v];
         let free = |busy: &[Option<u32>; 4], c: usize| busy[c].is_none_or(|e| e < start);
@@ -223,11 +248,7 @@ pub fn allocate(
             })
         };
         let Some((reg, chans)) = chosen else {
-            return Err(CodegenError::Limit {
-                code: Code::TooManyRegisters,
-                kernel: kernel.to_string(),
-                message: format!("`{kernel}` needs more than the x1k's 128 temporary registers"),
-            });
+            return Err(too_many(kernel));
         };
         let lanes = match info.class {
             RegClass::Alpha => 1,
@@ -241,4 +262,63 @@ pub fn allocate(
         place[v] = Some((reg, chans));
     }
     Ok(Allocation { place, max_reg })
+}
+
+/// CK0071.
+fn too_many(kernel: &str) -> CodegenError {
+    CodegenError::Limit {
+        code: Code::TooManyRegisters,
+        kernel: kernel.to_string(),
+        message: format!("`{kernel}` needs more than the x1k's 128 temporary registers"),
+    }
+}
+
+/// Places a group of RGB-class registers in the lowest register where
+/// each member gets distinct RGB channels free at its start; marks them
+/// busy to each member's end. `None` when no register has room.
+fn place_group(
+    members: &[VReg],
+    mir: &Mir,
+    iv: &[Option<(u32, u32)>],
+    busy: &mut [[Option<u32>; 4]],
+) -> Option<Vec<(VReg, u8, [u8; 4])>> {
+    let mut live: Vec<(VReg, u32, u32, usize)> = members
+        .iter()
+        .filter_map(|&m| {
+            let (a, b) = iv.get(m.0 as usize).copied().flatten()?;
+            Some((m, a, b, mir.vreg(m).width as usize))
+        })
+        .collect();
+    live.sort_by_key(|&(_, a, _, _)| a);
+    for (r, regs) in busy.iter_mut().enumerate() {
+        let b = *regs;
+        let mut used = [false; 3];
+        let mut out = Vec::with_capacity(live.len());
+        for &(m, start, _, width) in &live {
+            let chans: Vec<u8> = (0..3u8)
+                .filter(|&c| !used[c as usize] && b[c as usize].is_none_or(|e| e < start))
+                .take(width)
+                .collect();
+            if chans.len() < width {
+                break;
+            }
+            let mut place = [0u8; 4];
+            for (i, &c) in chans.iter().enumerate() {
+                used[c as usize] = true;
+                place[i] = c;
+            }
+            out.push((m, r as u8, place));
+        }
+        if out.len() < live.len() {
+            continue;
+        }
+        for (&(_, _, end, width), &(_, _, place)) in live.iter().zip(&out) {
+            for &c in &place[..width] {
+                let slot = &mut regs[c as usize];
+                *slot = Some(slot.map_or(end, |e| e.max(end)));
+            }
+        }
+        return Some(out);
+    }
+    None
 }
