@@ -265,3 +265,37 @@ fn five_rgb_sources_fit_after_two_joins() {
     );
     assert_eq!(alu, 2, "{asm}");
 }
+
+/// A two-lane result whose lanes are output channels b (RGB unit) and a
+/// (alpha unit) is computed by the two ops writing them, co-issued,
+/// instead of into a temporary copied lane by lane (bounds' `max`).
+#[test]
+fn lanes_copied_to_an_output_are_computed_there() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec4>, b: In<vec4>, r: Out<vec4>) { \
+         r = vec4(min(a.xy, b.xy), max(a.zw, b.zw)); }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+    assert!(!asm.contains("omod_off"), "a lane copy is back:\n{asm}");
+}
+
+/// A loop-carried counter's increment is computed into the counter after
+/// its last reader, not into a temporary copied back: the body's only
+/// bit-exact op is the select (`k == me` skips the element).
+#[test]
+fn a_carried_value_is_computed_in_place() {
+    let (asm, _) = compiled(
+        "kernel k(n: i32, x: In<f32>, r: Out<f32>) { let mut s = 0.0; \
+         let me = index().x as i32; \
+         for k in 0..n { if k == me { continue; } s = s + x * (k as f32); } r = s; }",
+        TOL_EXACT,
+    );
+    let body: String = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(body.matches("omod_off").count(), 1, "{asm}");
+}
