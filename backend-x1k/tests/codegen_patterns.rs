@@ -299,3 +299,22 @@ fn a_carried_value_is_computed_in_place() {
         .join("\n");
     assert_eq!(body.matches("omod_off").count(), 1, "{asm}");
 }
+
+/// Two scalar loop-carried values take different units (their classes
+/// alternate), so their updates co-issue: one ALU instruction per
+/// iteration (two when both were alpha scalars).
+#[test]
+fn two_carried_scalars_update_in_one_instruction() {
+    let (asm, _) = compiled(
+        "kernel k(n: i32, x: In<f32>, r: Out<f32>) { let mut s = 0.0; let mut k = 0.0; \
+         for _i in 0..n { s = s * k + x; k = k + 1.0; } r = s; }",
+        TOL_EXACT,
+    );
+    let body = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .filter(|l| l.contains(": alu"))
+        .count();
+    assert_eq!(body, 1, "{asm}");
+}
