@@ -318,3 +318,19 @@ fn two_carried_scalars_update_in_one_instruction() {
         .count();
     assert_eq!(body, 1, "{asm}");
 }
+
+/// A branch result copied from a loop's carried value (collatz' step
+/// count) takes the carried value's register once the loop's interval
+/// ends at its ENDREP, and the copy, now moving nothing, is removed; so
+/// is the identity copy of `n`'s initial value.
+#[test]
+fn a_branch_result_shares_the_loop_register() {
+    let (asm, alu) = compiled(
+        "kernel k(x: In<f32>, steps: Out<f32>) { let mut n = floor(x); let mut count = 0.0; \
+         while n > 1.0 { if count >= 200.0 { break; } let half = n * 0.5; \
+         n = if fract(half) == 0.0 { half } else { 3.0 * n + 1.0 }; count += 1.0; } \
+         steps = count; }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 11, "{asm}");
+}

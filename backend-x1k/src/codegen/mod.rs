@@ -188,8 +188,9 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             ),
         });
     }
-    let blocks = sched::schedule(&mut mir)?;
+    let mut blocks = sched::schedule(&mut mir)?;
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
+    regalloc::drop_identity_copies(&mut mir, &alloc, &mut blocks);
     let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;
     hazards::apply(&mut insts);
     // First the length: past 512 slots jump addresses cannot be encoded

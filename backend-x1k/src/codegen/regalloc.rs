@@ -15,13 +15,21 @@
 //! their reads share one source address) is placed together when its
 //! first member starts, in one register, each member in its own RGB
 //! channels free from the member's start (conservative: the channels stay
-//! reserved from the group's start). Spilling does not exist on this chip: more than 128
+//! reserved from the group's start). A register written by a
+//! bit-exact copy of another (same class and width) takes the copied
+//! register's place when it is free by then (the copy's source ends
+//! there, as a branch result copied from a loop register does); such
+//! copies then move nothing and [`drop_identity_copies`] removes them.
+//! Spilling does not exist on this chip: more than 128
 //! registers is CK0071.
 
 use super::CodegenError;
+use super::mir::{AluKind, Lane, Special, Src};
 use super::mir::{Mir, Node, OpId, RegClass, VReg};
 use super::sched::Bundle;
+use crate::isa::InputModifier;
 use ctm_frontend::Code;
+use smallvec::SmallVec;
 
 /// Where each virtual register lives.
 #[derive(Clone, Debug)]
@@ -148,8 +156,10 @@ fn intervals(mir: &Mir, body: &[Node], blocks: &[Vec<Bundle>]) -> Vec<Option<(u3
                         touch,
                     );
                     stack.pop();
-                    *pos += 1;
+                    // The ENDREP/ENDLOOP at `pos` is the last instruction a
+                    // value carried around the back edge must survive.
                     loops.push((start, 2 * *pos + 1));
+                    *pos += 1;
                 }
                 Node::Break { .. } => *pos += 1,
             }
@@ -209,6 +219,7 @@ pub fn allocate(
             }
         }
     }
+    let hints = copy_hints(mir);
     for v in order {
         if place[v].is_some() {
             continue;
@@ -226,8 +237,24 @@ pub fn allocate(
         let Some((start, end)) = iv[v] else { continue };
         let info = &mir.vregs[v];
         let free = |busy: &[Option<u32>; 4], c: usize| busy[c].is_none_or(|e| e < start);
+        let lanes_of = |chans: [u8; 4]| -> SmallVec<[u8; 4]> {
+            match info.class {
+                RegClass::Alpha => SmallVec::from_slice(&[3]),
+                RegClass::Rgba => SmallVec::from_slice(&[0, 1, 2, 3]),
+                _ => SmallVec::from_slice(&chans[..info.width as usize]),
+            }
+        };
+        let hinted = hints[v]
+            .and_then(|s| place[s.0 as usize])
+            .filter(|&(r, chans)| {
+                lanes_of(chans)
+                    .iter()
+                    .all(|&c| free(&busy[r as usize], c as usize))
+            });
         let chosen: Option<(u8, [u8; 4])> = if let Some((reg, chans)) = info.fixed {
             Some((reg, chans))
+        } else if hinted.is_some() {
+            hinted
         } else {
             (0..128u8).find_map(|r| {
                 let b = &busy[r as usize];
@@ -321,4 +348,133 @@ fn place_group(
         return Some(out);
     }
     None
+}
+
+/// The source of a whole-register bit-exact copy `d = s` (MAX with the
+/// output modifier off, CTM §3.3.5; same width and class, lanes in
+/// order), if `op` is one.
+fn full_copy(mir: &Mir, op: &super::mir::MirOp) -> Option<(VReg, VReg)> {
+    let (d, 0) = op.dest? else {
+        return None;
+    };
+    let a = op.args.first()?;
+    let Src::Reg(s) = a.src else {
+        return None;
+    };
+    let (di, si) = (mir.vreg(d), mir.vreg(s));
+    let plain = op.alu == Some(AluKind::Max)
+        && op.omod_off
+        && !op.clamp
+        && op.scale == 0
+        && op.presub.is_none()
+        && op.special == Special::None
+        && op.args.len() == 2
+        && op.args[1] == *a
+        && a.modifier == InputModifier::None;
+    let shape = op.width == di.width
+        && di.width == si.width
+        && di.class == si.class
+        && di.fixed.is_none()
+        && si.fixed.is_none()
+        && (0..op.width).all(|i| a.lanes[i as usize] == Lane::Of(i));
+    (plain && shape).then_some((d, s))
+}
+
+/// For each register, the register a full copy writing it reads (the
+/// first found).
+fn copy_hints(mir: &Mir) -> Vec<Option<VReg>> {
+    let mut hints = vec![None; mir.vregs.len()];
+    for id in mir.live_ops() {
+        if let Some((d, s)) = full_copy(mir, mir.op(id))
+            && d != s
+            && hints[d.0 as usize].is_none()
+        {
+            hints[d.0 as usize] = Some(s);
+        }
+    }
+    hints
+}
+
+/// Removes full copies whose source and destination got the same place,
+/// renaming the destination to the source everywhere (they share every
+/// channel, so no other value lives there in between; the post-allocation
+/// checker proves the result). Bundles left empty go.
+pub fn drop_identity_copies(mir: &mut Mir, alloc: &Allocation, blocks: &mut [Vec<Bundle>]) {
+    let mut rename: Vec<Option<VReg>> = vec![None; mir.vregs.len()];
+    let root = |rename: &[Option<VReg>], mut v: VReg| {
+        while let Some(w) = rename[v.0 as usize] {
+            v = w;
+        }
+        v
+    };
+    let mut dropped: Vec<OpId> = Vec::new();
+    for b in blocks.iter().flatten() {
+        for id in [b.rgb, b.alpha].into_iter().flatten() {
+            if dropped.contains(&id) {
+                continue;
+            }
+            let Some((d, s)) = full_copy(mir, mir.op(id)) else {
+                continue;
+            };
+            let (Some(pd), Some(ps)) = (alloc.of(d), alloc.of(s)) else {
+                continue;
+            };
+            let w = mir.vreg(d).width as usize;
+            let same = pd.0 == ps.0
+                && match mir.vreg(d).class {
+                    RegClass::Alpha => true,
+                    _ => pd.1[..w] == ps.1[..w],
+                };
+            if !same {
+                continue;
+            }
+            let rs = root(&rename, s);
+            if rs != d {
+                rename[d.0 as usize] = Some(rs);
+            }
+            dropped.push(id);
+        }
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    let renamed: Vec<Option<VReg>> = (0..mir.vregs.len() as u32)
+        .map(|v| {
+            let r = root(&rename, VReg(v));
+            (r != VReg(v)).then_some(r)
+        })
+        .collect();
+    let fix = |v: &mut VReg| {
+        if let Some(r) = renamed[v.0 as usize] {
+            *v = r;
+        }
+    };
+    for op in &mut mir.ops {
+        if let Some((d, _)) = &mut op.dest {
+            fix(d);
+        }
+        for a in op.args.iter_mut() {
+            if let Src::Reg(v) = &mut a.src {
+                fix(v);
+            }
+        }
+        if let Some((_, a, b)) = &mut op.presub {
+            for o in [a, b] {
+                if let Src::Reg(v) = &mut o.src {
+                    fix(v);
+                }
+            }
+        }
+    }
+    for block in blocks.iter_mut() {
+        for b in block.iter_mut() {
+            if b.rgb.is_some_and(|id| dropped.contains(&id)) {
+                b.rgb = None;
+            }
+            if b.alpha.is_some_and(|id| dropped.contains(&id)) {
+                b.alpha = None;
+            }
+        }
+        block.retain(|b| b.rgb.is_some() || b.alpha.is_some() || b.tex.is_some());
+    }
 }
