@@ -237,3 +237,100 @@ fn a_negative_factor_under_a_clamp_stays() {
     );
     assert!(asm.contains("sat"), "{asm}");
 }
+
+/// Two scalar differences of four fetched values co-issue: the scheduler
+/// groups two of the values into one register so that the four sources
+/// take three RGB addresses (normals' `hx` and `hy`; before, two
+/// instructions).
+#[test]
+fn scalar_ops_share_source_registers() {
+    let (asm, alu) = compiled(
+        "kernel k(h: In<f32>, r: Out<f32>) { let p = index(); \
+         let a = h[p + vec2(1.0, 0.0)] - h[p - vec2(1.0, 0.0)]; \
+         let b = h[p + vec2(0.0, 1.0)] - h[p - vec2(0.0, 1.0)]; r = a * b; }",
+        TOL_EXACT,
+    );
+    // Two coordinate ops, the two differences, the product.
+    assert_eq!(alu, 4, "{asm}");
+}
+
+/// Two MADs reading four fetched values and a uniform co-issue: five RGB
+/// values fit three addresses after two joins (x, y, z in one register).
+#[test]
+fn five_rgb_sources_fit_after_two_joins() {
+    let (asm, alu) = compiled(
+        "kernel k(w: f32, x: In<f32>, y: In<f32>, z: In<f32>, u: In<f32>, r: Out<f32>) { \
+         r = (x * w + y) * (z * w + u); }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+}
+
+/// A two-lane result whose lanes are output channels b (RGB unit) and a
+/// (alpha unit) is computed by the two ops writing them, co-issued,
+/// instead of into a temporary copied lane by lane (bounds' `max`).
+#[test]
+fn lanes_copied_to_an_output_are_computed_there() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec4>, b: In<vec4>, r: Out<vec4>) { \
+         r = vec4(min(a.xy, b.xy), max(a.zw, b.zw)); }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+    assert!(!asm.contains("omod_off"), "a lane copy is back:\n{asm}");
+}
+
+/// A loop-carried counter's increment is computed into the counter after
+/// its last reader, not into a temporary copied back: the body's only
+/// bit-exact op is the select (`k == me` skips the element).
+#[test]
+fn a_carried_value_is_computed_in_place() {
+    let (asm, _) = compiled(
+        "kernel k(n: i32, x: In<f32>, r: Out<f32>) { let mut s = 0.0; \
+         let me = index().x as i32; \
+         for k in 0..n { if k == me { continue; } s = s + x * (k as f32); } r = s; }",
+        TOL_EXACT,
+    );
+    let body: String = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(body.matches("omod_off").count(), 1, "{asm}");
+}
+
+/// Two scalar loop-carried values take different units (their classes
+/// alternate), so their updates co-issue: one ALU instruction per
+/// iteration (two when both were alpha scalars).
+#[test]
+fn two_carried_scalars_update_in_one_instruction() {
+    let (asm, _) = compiled(
+        "kernel k(n: i32, x: In<f32>, r: Out<f32>) { let mut s = 0.0; let mut k = 0.0; \
+         for _i in 0..n { s = s * k + x; k = k + 1.0; } r = s; }",
+        TOL_EXACT,
+    );
+    let body = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .filter(|l| l.contains(": alu"))
+        .count();
+    assert_eq!(body, 1, "{asm}");
+}
+
+/// A branch result copied from a loop's carried value (collatz' step
+/// count) takes the carried value's register once the loop's interval
+/// ends at its ENDREP, and the copy, now moving nothing, is removed; so
+/// is the identity copy of `n`'s initial value.
+#[test]
+fn a_branch_result_shares_the_loop_register() {
+    let (asm, alu) = compiled(
+        "kernel k(x: In<f32>, steps: Out<f32>) { let mut n = floor(x); let mut count = 0.0; \
+         while n > 1.0 { if count >= 200.0 { break; } let half = n * 0.5; \
+         n = if fract(half) == 0.0 { half } else { 3.0 * n + 1.0 }; count += 1.0; } \
+         steps = count; }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 11, "{asm}");
+}

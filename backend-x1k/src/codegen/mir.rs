@@ -341,6 +341,12 @@ pub struct Mir {
     pub vregs: Vec<VRegInfo>,
     /// The control tree.
     pub body: Vec<Node>,
+    /// Groups of RGB-class virtual registers that must share one physical
+    /// register (distinct channels), so that reading them takes one RGB
+    /// source address (CTM §3.3.1: three RGB addresses per instruction).
+    /// The scheduler forms them to co-issue two ops whose sources fit only
+    /// that way ([`super::sched`]); the allocator honours them.
+    pub groups: Vec<Vec<VReg>>,
 }
 
 impl Mir {

@@ -8,7 +8,8 @@
 //!    [`vn`]: local value numbering (equal ops computed once); [`pair`]:
 //!    two vec2 ops as one vec4 op; [`omod`]: multiplications by powers of
 //!    two as output modifiers; [`presub`]: `1 − x` read through the
-//!    presubtract;
+//!    presubtract; [`copies`]: values only copied computed by their
+//!    copies;
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -21,6 +22,7 @@
 
 pub mod checker;
 pub mod consts;
+pub mod copies;
 pub mod cost;
 pub mod emit;
 pub mod hazards;
@@ -172,6 +174,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     pair::run(&mut mir, &mut consts);
     omod::run(&mut mir, &consts);
     presub::run(&mut mir);
+    copies::run(&mut mir);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
     // in time linear in its size (issue 13).
@@ -185,8 +188,9 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             ),
         });
     }
-    let blocks = sched::schedule(&mut mir)?;
+    let mut blocks = sched::schedule(&mut mir)?;
     let alloc = regalloc::allocate(&mir, &blocks, &kernel)?;
+    regalloc::drop_identity_copies(&mut mir, &alloc, &mut blocks);
     let (mut insts, origin) = emit::emit(&mir, &alloc, &blocks)?;
     hazards::apply(&mut insts);
     // First the length: past 512 slots jump addresses cannot be encoded

@@ -11,13 +11,25 @@
 //! the lowest register that has enough free channels of the class (RGB
 //! lanes: any of r, g, b; alpha: a; vec4: all four), which keeps
 //! `US_PIXSIZE` (the highest register used) small: it bounds the threads
-//! in flight. Spilling does not exist on this chip: more than 128
+//! in flight. A group of registers the scheduler joined ([`Mir::groups`]:
+//! their reads share one source address) is placed together when its
+//! first member starts, in one register, each member in its own RGB
+//! channels free from the member's start (conservative: the channels stay
+//! reserved from the group's start). A register written by a
+//! bit-exact copy of another (same class and width) takes the copied
+//! register's place when it is free by then (the copy's source ends
+//! there, as a branch result copied from a loop register does); such
+//! copies then move nothing and [`drop_identity_copies`] removes them.
+//! Spilling does not exist on this chip: more than 128
 //! registers is CK0071.
 
 use super::CodegenError;
+use super::mir::{AluKind, Lane, Special, Src};
 use super::mir::{Mir, Node, OpId, RegClass, VReg};
 use super::sched::Bundle;
+use crate::isa::InputModifier;
 use ctm_frontend::Code;
+use smallvec::SmallVec;
 
 /// Where each virtual register lives.
 #[derive(Clone, Debug)]
@@ -144,8 +156,10 @@ fn intervals(mir: &Mir, body: &[Node], blocks: &[Vec<Bundle>]) -> Vec<Option<(u3
                         touch,
                     );
                     stack.pop();
-                    *pos += 1;
+                    // The ENDREP/ENDLOOP at `pos` is the last instruction a
+                    // value carried around the back edge must survive.
                     loops.push((start, 2 * *pos + 1));
+                    *pos += 1;
                 }
                 Node::Break { .. } => *pos += 1,
             }
@@ -197,12 +211,50 @@ pub fn allocate(
     let mut busy: Vec<[Option<u32>; 4]> = vec![[None; 4]; 128];
     let mut place = vec![None; mir.vregs.len()];
     let mut max_reg = 0u8;
+    let mut group_of: Vec<Option<usize>> = vec![None; mir.vregs.len()];
+    for (g, members) in mir.groups.iter().enumerate() {
+        for m in members {
+            if let Some(e) = group_of.get_mut(m.0 as usize) {
+                *e = Some(g);
+            }
+        }
+    }
+    let hints = copy_hints(mir);
     for v in order {
+        if place[v].is_some() {
+            continue;
+        }
+        if let Some(g) = group_of[v] {
+            let Some(placed) = place_group(&mir.groups[g], mir, &iv, &mut busy) else {
+                return Err(too_many(kernel));
+            };
+            for (m, reg, chans) in placed {
+                max_reg = max_reg.max(reg);
+                place[m.0 as usize] = Some((reg, chans));
+            }
+            continue;
+        }
         let Some((start, end)) = iv[v] else { continue };
         let info = &mir.vregs[v];
         let free = |busy: &[Option<u32>; 4], c: usize| busy[c].is_none_or(|e| e < start);
+        let lanes_of = |chans: [u8; 4]| -> SmallVec<[u8; 4]> {
+            match info.class {
+                RegClass::Alpha => SmallVec::from_slice(&[3]),
+                RegClass::Rgba => SmallVec::from_slice(&[0, 1, 2, 3]),
+                _ => SmallVec::from_slice(&chans[..info.width as usize]),
+            }
+        };
+        let hinted = hints[v]
+            .and_then(|s| place[s.0 as usize])
+            .filter(|&(r, chans)| {
+                lanes_of(chans)
+                    .iter()
+                    .all(|&c| free(&busy[r as usize], c as usize))
+            });
         let chosen: Option<(u8, [u8; 4])> = if let Some((reg, chans)) = info.fixed {
             Some((reg, chans))
+        } else if hinted.is_some() {
+            hinted
         } else {
             (0..128u8).find_map(|r| {
                 let b = &busy[r as usize];
@@ -223,11 +275,7 @@ pub fn allocate(
             })
         };
         let Some((reg, chans)) = chosen else {
-            return Err(CodegenError::Limit {
-                code: Code::TooManyRegisters,
-                kernel: kernel.to_string(),
-                message: format!("`{kernel}` needs more than the x1k's 128 temporary registers"),
-            });
+            return Err(too_many(kernel));
         };
         let lanes = match info.class {
             RegClass::Alpha => 1,
@@ -241,4 +289,192 @@ pub fn allocate(
         place[v] = Some((reg, chans));
     }
     Ok(Allocation { place, max_reg })
+}
+
+/// CK0071.
+fn too_many(kernel: &str) -> CodegenError {
+    CodegenError::Limit {
+        code: Code::TooManyRegisters,
+        kernel: kernel.to_string(),
+        message: format!("`{kernel}` needs more than the x1k's 128 temporary registers"),
+    }
+}
+
+/// Places a group of RGB-class registers in the lowest register where
+/// each member gets distinct RGB channels free at its start; marks them
+/// busy to each member's end. `None` when no register has room.
+fn place_group(
+    members: &[VReg],
+    mir: &Mir,
+    iv: &[Option<(u32, u32)>],
+    busy: &mut [[Option<u32>; 4]],
+) -> Option<Vec<(VReg, u8, [u8; 4])>> {
+    let mut live: Vec<(VReg, u32, u32, usize)> = members
+        .iter()
+        .filter_map(|&m| {
+            let (a, b) = iv.get(m.0 as usize).copied().flatten()?;
+            Some((m, a, b, mir.vreg(m).width as usize))
+        })
+        .collect();
+    live.sort_by_key(|&(_, a, _, _)| a);
+    for (r, regs) in busy.iter_mut().enumerate() {
+        let b = *regs;
+        let mut used = [false; 3];
+        let mut out = Vec::with_capacity(live.len());
+        for &(m, start, _, width) in &live {
+            let chans: Vec<u8> = (0..3u8)
+                .filter(|&c| !used[c as usize] && b[c as usize].is_none_or(|e| e < start))
+                .take(width)
+                .collect();
+            if chans.len() < width {
+                break;
+            }
+            let mut place = [0u8; 4];
+            for (i, &c) in chans.iter().enumerate() {
+                used[c as usize] = true;
+                place[i] = c;
+            }
+            out.push((m, r as u8, place));
+        }
+        if out.len() < live.len() {
+            continue;
+        }
+        for (&(_, _, end, width), &(_, _, place)) in live.iter().zip(&out) {
+            for &c in &place[..width] {
+                let slot = &mut regs[c as usize];
+                *slot = Some(slot.map_or(end, |e| e.max(end)));
+            }
+        }
+        return Some(out);
+    }
+    None
+}
+
+/// The source of a whole-register bit-exact copy `d = s` (MAX with the
+/// output modifier off, CTM §3.3.5; same width and class, lanes in
+/// order), if `op` is one.
+fn full_copy(mir: &Mir, op: &super::mir::MirOp) -> Option<(VReg, VReg)> {
+    let (d, 0) = op.dest? else {
+        return None;
+    };
+    let a = op.args.first()?;
+    let Src::Reg(s) = a.src else {
+        return None;
+    };
+    let (di, si) = (mir.vreg(d), mir.vreg(s));
+    let plain = op.alu == Some(AluKind::Max)
+        && op.omod_off
+        && !op.clamp
+        && op.scale == 0
+        && op.presub.is_none()
+        && op.special == Special::None
+        && op.args.len() == 2
+        && op.args[1] == *a
+        && a.modifier == InputModifier::None;
+    let shape = op.width == di.width
+        && di.width == si.width
+        && di.class == si.class
+        && di.fixed.is_none()
+        && si.fixed.is_none()
+        && (0..op.width).all(|i| a.lanes[i as usize] == Lane::Of(i));
+    (plain && shape).then_some((d, s))
+}
+
+/// For each register, the register a full copy writing it reads (the
+/// first found).
+fn copy_hints(mir: &Mir) -> Vec<Option<VReg>> {
+    let mut hints = vec![None; mir.vregs.len()];
+    for id in mir.live_ops() {
+        if let Some((d, s)) = full_copy(mir, mir.op(id))
+            && d != s
+            && hints[d.0 as usize].is_none()
+        {
+            hints[d.0 as usize] = Some(s);
+        }
+    }
+    hints
+}
+
+/// Removes full copies whose source and destination got the same place,
+/// renaming the destination to the source everywhere (they share every
+/// channel, so no other value lives there in between; the post-allocation
+/// checker proves the result). Bundles left empty go.
+pub fn drop_identity_copies(mir: &mut Mir, alloc: &Allocation, blocks: &mut [Vec<Bundle>]) {
+    let mut rename: Vec<Option<VReg>> = vec![None; mir.vregs.len()];
+    let root = |rename: &[Option<VReg>], mut v: VReg| {
+        while let Some(w) = rename[v.0 as usize] {
+            v = w;
+        }
+        v
+    };
+    let mut dropped: Vec<OpId> = Vec::new();
+    for b in blocks.iter().flatten() {
+        for id in [b.rgb, b.alpha].into_iter().flatten() {
+            if dropped.contains(&id) {
+                continue;
+            }
+            let Some((d, s)) = full_copy(mir, mir.op(id)) else {
+                continue;
+            };
+            let (Some(pd), Some(ps)) = (alloc.of(d), alloc.of(s)) else {
+                continue;
+            };
+            let w = mir.vreg(d).width as usize;
+            let same = pd.0 == ps.0
+                && match mir.vreg(d).class {
+                    RegClass::Alpha => true,
+                    _ => pd.1[..w] == ps.1[..w],
+                };
+            if !same {
+                continue;
+            }
+            let rs = root(&rename, s);
+            if rs != d {
+                rename[d.0 as usize] = Some(rs);
+            }
+            dropped.push(id);
+        }
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    let renamed: Vec<Option<VReg>> = (0..mir.vregs.len() as u32)
+        .map(|v| {
+            let r = root(&rename, VReg(v));
+            (r != VReg(v)).then_some(r)
+        })
+        .collect();
+    let fix = |v: &mut VReg| {
+        if let Some(r) = renamed[v.0 as usize] {
+            *v = r;
+        }
+    };
+    for op in &mut mir.ops {
+        if let Some((d, _)) = &mut op.dest {
+            fix(d);
+        }
+        for a in op.args.iter_mut() {
+            if let Src::Reg(v) = &mut a.src {
+                fix(v);
+            }
+        }
+        if let Some((_, a, b)) = &mut op.presub {
+            for o in [a, b] {
+                if let Src::Reg(v) = &mut o.src {
+                    fix(v);
+                }
+            }
+        }
+    }
+    for block in blocks.iter_mut() {
+        for b in block.iter_mut() {
+            if b.rgb.is_some_and(|id| dropped.contains(&id)) {
+                b.rgb = None;
+            }
+            if b.alpha.is_some_and(|id| dropped.contains(&id)) {
+                b.alpha = None;
+            }
+        }
+        block.retain(|b| b.rgb.is_some() || b.alpha.is_some() || b.tex.is_some());
+    }
 }

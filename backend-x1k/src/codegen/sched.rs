@@ -13,6 +13,14 @@
 //! three alpha, shared by both halves: [`fit`]). A scalar op that may run
 //! on either unit takes whichever half is free, which decides its
 //! register's channel class.
+//!
+//! Source addresses are physical registers, so two RGB-class values the
+//! allocator puts into one register (distinct channels) take one RGB
+//! address. When an op and its partner fit the six addresses only that
+//! way, the scheduler groups two of the values they read ([`Mir::groups`],
+//! at most three RGB lanes together) and the allocator places each group
+//! in one register: two scalar differences of four fetched values
+//! co-issue (normals' `hx`, `hy`).
 
 use super::CodegenError;
 use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, RegClass, Special, Src, Unit, VReg};
@@ -30,27 +38,126 @@ pub struct Bundle {
 }
 
 /// Schedules every block, in the control tree's depth-first order.
+///
+/// Records in [`Mir::groups`] the registers it decided must share a
+/// physical register.
 pub fn schedule(mir: &mut Mir) -> Result<Vec<Vec<Bundle>>, CodegenError> {
     let mut blocks = Vec::new();
     let body = std::mem::take(&mut mir.body);
-    walk(mir, &body, &mut blocks)?;
+    let mut share = Share::new(mir);
+    walk(mir, &body, &mut blocks, &mut share)?;
     mir.body = body;
+    mir.groups = share.groups();
     Ok(blocks)
 }
 
-fn walk(mir: &mut Mir, nodes: &[Node], out: &mut Vec<Vec<Bundle>>) -> Result<(), CodegenError> {
+fn walk(
+    mir: &mut Mir,
+    nodes: &[Node],
+    out: &mut Vec<Vec<Bundle>>,
+    share: &mut Share,
+) -> Result<(), CodegenError> {
     for n in nodes {
         match n {
-            Node::Block(ops) => out.push(block(mir, ops)?),
+            Node::Block(ops) => out.push(block(mir, ops, share)?),
             Node::If { then, else_, .. } => {
-                walk(mir, then, out)?;
-                walk(mir, else_, out)?;
+                walk(mir, then, out, share)?;
+                walk(mir, else_, out, share)?;
             }
-            Node::Loop { body, .. } => walk(mir, body, out)?,
+            Node::Loop { body, .. } => walk(mir, body, out, share)?,
             Node::Break { .. } => {}
         }
     }
     Ok(())
+}
+
+/// Pairs of groups to join (at most two).
+type Joins = SmallVec<[(VReg, VReg); 2]>;
+
+/// Registers grouped into one physical register: a union-find over the
+/// virtual registers, with each group's RGB lanes.
+struct Share {
+    /// The parent of each register (itself for a group's root).
+    parent: Vec<u32>,
+    /// RGB lanes of the group rooted here.
+    lanes: Vec<u8>,
+}
+
+impl Share {
+    fn new(mir: &Mir) -> Share {
+        Share {
+            parent: (0..mir.vregs.len() as u32).collect(),
+            lanes: mir.vregs.iter().map(|v| v.width).collect(),
+        }
+    }
+
+    fn find(&self, v: VReg) -> VReg {
+        let mut r = v.0;
+        while let Some(&p) = self.parent.get(r as usize) {
+            if p == r {
+                break;
+            }
+            r = p;
+        }
+        VReg(r)
+    }
+
+    /// Joins the groups of `a` and `b`.
+    fn union(&mut self, a: VReg, b: VReg) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent[rb.0 as usize] = ra.0;
+            self.lanes[ra.0 as usize] += self.lanes[rb.0 as usize];
+        }
+    }
+
+    /// Whether the group rooted at `r` may join another: an RGB-class
+    /// register (every member: the root stands for its group, whose
+    /// members were checked when they joined) not fixed in place.
+    fn groupable(&self, mir: &Mir, r: VReg) -> bool {
+        let info = mir.vreg(r);
+        info.class == RegClass::Rgb && info.fixed.is_none()
+    }
+
+    /// Maps the temporaries of `needs` to their groups' roots.
+    fn canon(&self, needs: &mut [Need<VReg>]) {
+        let map = |k: &mut Option<Key<VReg>>| {
+            if let Some(Key::Temp(v)) = k {
+                *v = self.find(*v);
+            }
+        };
+        for nd in needs.iter_mut() {
+            map(&mut nd.rgb);
+            map(&mut nd.alpha);
+        }
+    }
+
+    /// Joins of groups read through RGB addresses in `needs` (canonical)
+    /// that make the needs fit, if any: one join, else two (each group at
+    /// most three RGB lanes). Six or more RGB values need two joins to
+    /// fit three addresses.
+    fn joining(&self, mir: &Mir, needs: &[Need<VReg>]) -> Option<Joins> {
+        let mut roots: SmallVec<[(VReg, u8); 6]> = SmallVec::new();
+        for nd in needs {
+            if let Some(Key::Temp(r)) = nd.rgb
+                && !roots.iter().any(|&(x, _)| x == r)
+                && self.groupable(mir, r)
+            {
+                roots.push((r, self.lanes[r.0 as usize]));
+            }
+        }
+        let mut joins = SmallVec::new();
+        join_search(needs, &roots, 2, &mut joins).then_some(joins)
+    }
+
+    /// The groups of more than one register, each in register order.
+    fn groups(&self) -> Vec<Vec<VReg>> {
+        let mut by_root: Vec<Vec<VReg>> = vec![Vec::new(); self.parent.len()];
+        for v in 0..self.parent.len() as u32 {
+            by_root[self.find(VReg(v)).0 as usize].push(VReg(v));
+        }
+        by_root.into_iter().filter(|g| g.len() > 1).collect()
+    }
 }
 
 /// Dependence kinds.
@@ -185,7 +292,7 @@ fn effective_unit(mir: &Mir, op: &MirOp) -> Unit {
 /// block's other fetches (one semaphore wait for all) and after
 /// independent work, everything else by critical path; each ALU slot
 /// pairs an RGB op with an alpha op whose sources fit.
-fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
+fn block(mir: &mut Mir, ops: &[OpId], share: &mut Share) -> Result<Vec<Bundle>, CodegenError> {
     let n = ops.len();
     let preds = dependences(mir, ops);
     let desc = descendants(&preds);
@@ -325,7 +432,8 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
             bundle.alpha = Some(a);
         } else {
             // Find a partner for the other half.
-            let mut choice: Option<(usize, bool)> = None; // (index, a on rgb)
+            // (index, a on rgb, two groups to join for the sources to fit)
+            let mut choice: Option<(usize, bool, Option<Joins>)> = None;
             let mut order: Vec<usize> = remaining
                 .iter()
                 .copied()
@@ -367,14 +475,22 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                         needs_of(mir, ob, false, &mut needs);
                         needs.extend_from_slice(&a_needs[1]);
                     }
+                    share.canon(&mut needs);
                     if fits(&needs) {
-                        choice = Some((i, a_rgb));
+                        choice = Some((i, a_rgb, None));
+                        break 'search;
+                    }
+                    if let Some(join) = share.joining(mir, &needs) {
+                        choice = Some((i, a_rgb, Some(join)));
                         break 'search;
                     }
                 }
             }
             match choice {
-                Some((i, a_rgb)) => {
+                Some((i, a_rgb, join)) => {
+                    for (x, y) in join.into_iter().flatten() {
+                        share.union(x, y);
+                    }
                     slot[i] = Some(cur);
                     left -= 1;
                     remaining.retain(|&k| k != i);
@@ -393,7 +509,7 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
                 resolve(mir, id, half_rgb);
             }
         }
-        if !fits_pair(mir, bundle.rgb, bundle.alpha) {
+        if !fits_shared(mir, bundle.rgb, bundle.alpha, Some(share)) {
             return Err(CodegenError::internal(
                 "source-slots",
                 format!("op {a:?} does not fit three source slots"),
@@ -402,6 +518,44 @@ fn block(mir: &mut Mir, ops: &[OpId]) -> Result<Vec<Bundle>, CodegenError> {
         bundles.push(bundle);
     }
     Ok(bundles)
+}
+
+/// Searches up to `depth` joins of two of `roots` (register, RGB lanes)
+/// after which `needs` fit; records them in `joins`.
+fn join_search(
+    needs: &[Need<VReg>],
+    roots: &[(VReg, u8)],
+    depth: usize,
+    joins: &mut Joins,
+) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    for (i, &(a, la)) in roots.iter().enumerate() {
+        for (j, &(b, lb)) in roots.iter().enumerate().skip(i + 1) {
+            if la + lb > 3 {
+                continue;
+            }
+            let mut joined: SmallVec<[Need<VReg>; 12]> = SmallVec::from_slice(needs);
+            for nd in joined.iter_mut() {
+                if nd.rgb == Some(Key::Temp(b)) {
+                    nd.rgb = Some(Key::Temp(a));
+                }
+            }
+            joins.push((a, b));
+            if fits(&joined) {
+                return true;
+            }
+            let mut rest: SmallVec<[(VReg, u8); 6]> = SmallVec::from_slice(roots);
+            rest[i].1 = la + lb;
+            rest.remove(j);
+            if join_search(&joined, &rest, depth - 1, joins) {
+                return true;
+            }
+            joins.pop();
+        }
+    }
+    false
 }
 
 /// Fixes the unit of an op placed on a half, and its register's class.
@@ -601,12 +755,20 @@ fn needs_of(mir: &Mir, op: &MirOp, half_alpha: bool, needs: &mut SmallVec<[Need<
 /// Whether an RGB op and an alpha op (either may be absent, or the same
 /// two-unit op) fit one instruction's source slots.
 pub fn fits_pair(mir: &Mir, rgb: Option<OpId>, alpha: Option<OpId>) -> bool {
+    fits_shared(mir, rgb, alpha, None)
+}
+
+/// [`fits_pair`] with the registers of a group sharing their address.
+fn fits_shared(mir: &Mir, rgb: Option<OpId>, alpha: Option<OpId>, share: Option<&Share>) -> bool {
     let mut needs: SmallVec<[Need<VReg>; 12]> = SmallVec::new();
     if let Some(r) = rgb {
         needs_of(mir, mir.op(r), false, &mut needs);
     }
     if let Some(a) = alpha {
         needs_of(mir, mir.op(a), true, &mut needs);
+    }
+    if let Some(share) = share {
+        share.canon(&mut needs);
     }
     fits(&needs)
 }

@@ -141,24 +141,14 @@ impl Selector<'_> {
     }
 
     /// The register class of a phi of `w` lanes: scalars alternate between
-    /// the alpha and RGB units so that their updates can pair.
+    /// the alpha and RGB units (alpha first) so that their updates and
+    /// initial moves can pair.
     fn phi_class(&mut self, w: u8) -> RegClass {
         match w {
             4 => RegClass::Rgba,
             1 => {
-                let alpha = self
-                    .mir
-                    .vregs
-                    .iter()
-                    .filter(|v| v.class == RegClass::Alpha)
-                    .count();
-                let rgb1 = self
-                    .mir
-                    .vregs
-                    .iter()
-                    .filter(|v| v.class == RegClass::Rgb && v.width == 1)
-                    .count();
-                if alpha <= rgb1 {
+                self.scalar_phis += 1;
+                if self.scalar_phis % 2 == 1 {
                     RegClass::Alpha
                 } else {
                     RegClass::Rgb

@@ -124,6 +124,8 @@ pub struct Selector<'m> {
     /// How many IR values are bound to views of each register (a value
     /// computed into another register's lanes must have no other name).
     pub(super) names: HashMap<VReg, u32>,
+    /// Scalar phis made so far (their classes alternate, `flow::phi_class`).
+    pub(super) scalar_phis: u32,
 }
 
 impl<'m> Selector<'m> {
@@ -157,6 +159,7 @@ impl<'m> Selector<'m> {
             uses,
             arrays,
             names: HashMap::default(),
+            scalar_phis: 0,
         })
     }
 
