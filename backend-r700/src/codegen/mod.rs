@@ -201,7 +201,7 @@ pub fn compile_with_report(
         other => other?,
     };
     let report = Report {
-        lower_bound: lower_bound(&items),
+        lower_bound: lower_bound(&items, &mir),
     };
     if stack > 32 {
         return Err(CodegenError::limit(
@@ -274,13 +274,13 @@ fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
     Ok((mir, items, alloc, emitted))
 }
 
-fn lower_bound(items: &[SItem]) -> usize {
+fn lower_bound(items: &[SItem], mir: &Mir) -> usize {
     items
         .iter()
         .map(|it| match it {
-            SItem::Seg(s) => sched::lower_bound(&s.ops),
-            SItem::If(t, e) => lower_bound(t) + lower_bound(e),
-            SItem::Loop(b) => lower_bound(b),
+            SItem::Seg(s) => sched::lower_bound(&s.ops, mir),
+            SItem::If(t, e) => lower_bound(t, mir) + lower_bound(e, mir),
+            SItem::Loop(b) => lower_bound(b, mir),
             SItem::Other(_) => 0,
         })
         .sum()
