@@ -84,6 +84,10 @@ fn the_bound_counts_the_trans_unit_and_the_ops_after_short_chains() {
     // ripple: `cos`, its reciprocal and the `sin` beside them, three
     // Trans-only ops in a window of two groups of the path.
     assert_eq!(groups_and_bound("ripple"), (23, 23));
+    // tonemap: `pow` per lane is LOG, MUL, EXP; the three LOGs (their
+    // depth) and the three EXPs (their height) bound a window of the path
+    // holding six Trans-only ops.
+    assert_eq!(groups_and_bound("tonemap"), (27, 27));
     // matmul: five copies into fixed elements x, y, z, y, z.
     assert_eq!(groups_and_bound("matmul"), (11, 11));
     assert_eq!(groups_and_bound("threshold"), (2, 2));

@@ -410,24 +410,28 @@ pub fn lower_bound(ops: &[AluOp], mir: &Mir) -> usize {
             buckets[depth[i]].push(i);
         }
     }
-    // Each (d, h) once: at most WINDOW_SLACK + 1 per depth, each scanning
-    // at most WINDOW_SLACK + 1 buckets, so O(ops) in all.
-    let mut seen = std::collections::HashSet::new();
-    for i in (0..n).filter(|&i| slack(i) <= WINDOW_SLACK) {
-        let (d, h) = (depth[i], height[i]);
-        if !seen.insert((d, h)) {
+    // Every window of slack ≤ WINDOW_SLACK with d one of those ops'
+    // depths: at most WINDOW_SLACK + 1 heights per depth, each scanning at
+    // most WINDOW_SLACK + 1 buckets, so O(ops) in all. The depth and the
+    // height may come from different ops: tonemap's three LOGs (the
+    // depth) and three EXPs (the height) of `pow`, six Trans-only ops in
+    // one window.
+    for d in 1..=crit {
+        if buckets[d].is_empty() {
             continue;
         }
-        let mut acc = (0usize, 0usize, 0usize);
-        for bucket in &buckets[d..=crit + 1 - h] {
-            for &j in bucket {
-                if height[j] >= h {
-                    let c = class[j];
-                    acc = (acc.0 + c.0, acc.1 + c.1, acc.2 + c.2);
+        for h in (crit + 1 - d).saturating_sub(WINDOW_SLACK).max(1)..=crit + 1 - d {
+            let mut acc = (0usize, 0usize, 0usize);
+            for bucket in &buckets[d..=crit + 1 - h] {
+                for &j in bucket {
+                    if height[j] >= h {
+                        let c = class[j];
+                        acc = (acc.0 + c.0, acc.1 + c.1, acc.2 + c.2);
+                    }
                 }
             }
+            best = best.max(d - 1 + h - 1 + need(acc));
         }
-        best = best.max(d - 1 + h - 1 + need(acc));
     }
     // Results whose element is fixed before scheduling (tuples, merge
     // registers) use that element's vector unit or Trans: in g groups at
