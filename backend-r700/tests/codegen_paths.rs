@@ -159,3 +159,23 @@ fn a_product_shared_by_constant_bound_sums_is_computed_once() {
     assert!(first.ends_with("3 groups"), "{first}\n{l}");
     assert_eq!(count(&l, "MULADD_IEEE"), 0, "{l}");
 }
+
+#[test]
+fn a_select_between_k_minus_w_and_w_moves_off_w() {
+    // cnd's `if d < 0 { 1 − w } else { w }`: MULADD(±1, w, 1 or −0) with
+    // both selects on d alone, one group after w instead of two (ADD, CND).
+    let src = "kernel k(x: In<f32>, y: In<f32>, r: Out<f32>) {\n    \
+               let w = 1.0 - x * y;\n    r = if x < 0.0 { 1.0 - w } else { w };\n}\n";
+    let l = listing(src);
+    assert_eq!(count(&l, "ADD"), 0, "{l}");
+    assert_eq!(count(&l, "CNDGT"), 2, "{l}");
+    assert_eq!(count(&l, "MULADD_IEEE"), 2, "{l}");
+    agrees(src, TOL_EXACT);
+    // The else value read from a stream may be a denormal (w + −0 would
+    // flush it): not rewritten.
+    let src = "kernel k(x: In<f32>, w: In<f32>, r: Out<f32>) {\n    \
+               r = if x < 0.0 { 1.0 - w } else { w };\n}\n";
+    let l = listing(src);
+    assert_eq!(count(&l, "ADD"), 1, "{l}");
+    agrees(src, TOL_EXACT);
+}
