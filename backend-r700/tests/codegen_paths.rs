@@ -179,3 +179,32 @@ fn a_select_between_k_minus_w_and_w_moves_off_w() {
     assert_eq!(count(&l, "ADD"), 1, "{l}");
     agrees(src, TOL_EXACT);
 }
+
+#[test]
+fn ops_between_exports_move_before_the_first() {
+    // The copy of alpha into the second output used to follow the first
+    // export: an ALU clause and a CF instruction of its own.
+    let src = "kernel k(img: In<vec4>, gray: Out<f32>, negative: Out<vec4>) {\n    \
+               gray = dot(img.rgb, vec3(0.3, 0.6, 0.1)) * 2.0;\n    \
+               let mut n = img;\n    n.rgb = 1.0 - img.rgb;\n    negative = n;\n}\n";
+    let l = listing(src);
+    let alu_cf = l
+        .lines()
+        .filter(|s| !s.starts_with(';'))
+        .filter(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.starts_with("ALU"))
+        })
+        .count();
+    assert_eq!(alu_cf, 1, "{l}");
+    agrees(src, TOL_EXACT);
+    // After a `discard` the KILL stays the last op of its clause: nothing
+    // moves (the validator's kill-not-last, random seed 986485).
+    let src = "kernel k(img: In<vec4>, gray: Out<f32>, negative: Out<vec4>) {\n    \
+               if img.x < 0.5 {\n        discard;\n    }\n    \
+               gray = img.y * 2.0;\n    \
+               let mut n = img;\n    n.rgb = 1.0 - img.rgb;\n    negative = n;\n}\n";
+    let _ = listing(src);
+    agrees(src, TOL_EXACT);
+}

@@ -169,8 +169,10 @@ pub fn compile(module: &Verified, options: &Options) -> Result<Executable, Codeg
 /// What the code generator measured besides the program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The lower bound on ALU groups: per straight-line segment
-    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), summed.
+    /// The lower bound on ALU groups: per straight-line segment at least
+    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), refined
+    /// by the unit counts of the ops each depth, height or short window of
+    /// the path confines (`sched::lower_bound`), summed.
     pub lower_bound: usize,
 }
 
