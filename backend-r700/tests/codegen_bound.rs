@@ -132,3 +132,31 @@ fn the_bound_is_never_above_the_groups() {
     }
     assert!(compiled > 400, "{compiled}");
 }
+
+#[test]
+fn a_kill_stays_in_the_last_group_with_copies_after_it() {
+    // Generated kernels whose export copies follow the `KILL` in its
+    // segment: the KILL joined an early group and a copy landed after it
+    // (validator `kill-not-last`); the KILL now moves after them.
+    let options = GenOptions::new(Target::R700, NumericsMode::Robust);
+    for seed in [701_652, 987_169, 987_208, 989_233] {
+        let g = generate(seed, &options);
+        let (program, _) = ctm_frontend::check::check(
+            &g.file,
+            &CheckOptions {
+                target: Target::R700,
+            },
+        );
+        let program = program.expect("checks");
+        let k = program
+            .kernels
+            .iter()
+            .find(|k| k.name == g.kernel_name)
+            .expect("kernel");
+        for (set, domain) in [(0u64, (7, 5)), (1, (13, 4))] {
+            let args = ctm_kernel_gen::random_args(k, domain, seed * 2 + set, NumericsMode::Robust);
+            codegen_common::check_kernel(&program, k, &args, g.tolerance(), OptLevel::O2)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        }
+    }
+}

@@ -492,6 +492,7 @@ pub fn schedule(
     mir: &mut Mir,
     chans: &mut Channels,
 ) -> Result<Segment, CodegenError> {
+    close_last(&mut ops);
     let snapshot = (chans.chan.clone(), chans.load);
     loop {
         match schedule_once(&ops, mir, chans) {
@@ -506,6 +507,28 @@ pub fn schedule(
             }
             Err(Retry::Fail(e)) => return Err(e),
         }
+    }
+}
+
+/// Moves the `KILL*`/`PRED_SET*` that closes the segment after the ops
+/// that follow it (copies into an export tuple after a `discard`), which
+/// otherwise could land in a later group than it (§4.8 L1872: the KILL is
+/// in the clause's last group). Left in place when one of them writes a
+/// register it reads; it then never joins a group early (`schedule_once`).
+fn close_last(ops: &mut Vec<AluOp>) {
+    let Some(k) = ops
+        .iter()
+        .position(|o| matches!(o.role, Role::Kill | Role::Predicate))
+    else {
+        return;
+    };
+    let reads: SmallVec<[VReg; 3]> = ops[k].srcs.iter().filter_map(|s| s.vreg()).collect();
+    let clobbered = ops[k + 1..]
+        .iter()
+        .any(|o| o.dst.is_some_and(|d| reads.contains(&d)));
+    if !clobbered {
+        let op = ops.remove(k);
+        ops.push(op);
     }
 }
 
@@ -646,10 +669,15 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
                 if group_of[j].is_some() || pool.contains(&key(j)) {
                     continue;
                 }
-                let joins = deps[j].iter().all(|d| match group_of[d.pred] {
-                    Some(p) => p < g || d.dist == 0,
-                    None => false,
-                });
+                // A closing KILL/PRED_SET with ops after it (`close_last`
+                // could not move it) waits, as they might not fit here.
+                let closing_early =
+                    matches!(ops[j].role, Role::Kill | Role::Predicate) && j + 1 < n;
+                let joins = !closing_early
+                    && deps[j].iter().all(|d| match group_of[d.pred] {
+                        Some(p) => p < g || d.dist == 0,
+                        None => false,
+                    });
                 if joins && place(j, ops, chans, &mut fill, &mut group, trans_waiting, &[0; 4]) {
                     group_of[j] = Some(g);
                     done += 1;
