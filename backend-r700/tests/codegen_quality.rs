@@ -1,7 +1,8 @@
 //! Code quality of the examples (`docs/quality.md`, R700 section): the
 //! static metrics of each example at -O2 against the lower bound
-//! max(⌈ALU ops / 5⌉, Trans-only ops, critical path in groups), summed
-//! over the straight-line segments. Prints the table (`--nocapture`) and
+//! (max(⌈ALU ops / 5⌉, Trans-only ops, critical path in groups) refined by
+//! depth, height and short windows of the path, `sched::lower_bound`),
+//! summed over the straight-line segments. Prints the table (`--nocapture`) and
 //! checks the targets that hold by construction.
 
 mod codegen_common;

@@ -23,6 +23,10 @@
 //!   result copied into another merge register (a loop variable) with
 //!   nothing touching that register in between: the `if` writes it
 //!   directly, and the part that passed it through copies nothing.
+//! * **Exports last**: ALU ops between the pixel exports of a block move
+//!   before the first of them (grayscale's copy of alpha into the second
+//!   output: an ALU clause, its CF instruction and a group saved), in
+//!   order, while none writes a register an export it passes reads.
 
 use std::collections::HashMap;
 
@@ -36,7 +40,65 @@ pub fn run(mir: &mut Mir) {
     hoist(&mut body, mir);
     coalesce(&mut body, mir);
     merge_copies(&mut body, mir);
+    exports_last(&mut body);
     mir.body = body;
+}
+
+/// Moves the ALU ops that follow a pixel export in a run of ALU ops and
+/// exports before the run's first export, keeping their order, until one
+/// cannot move: it writes a register an export it would pass reads, or is
+/// a `KILL`/`PRED_SET`/predicated op (whose place relative to the exports
+/// matters). Nothing moves where the exports follow a `KILL`, which must
+/// stay its segment's last op.
+fn exports_last(block: &mut Block) {
+    for item in block.iter_mut() {
+        match item {
+            Item::If { then, els } => {
+                exports_last(then);
+                exports_last(els);
+            }
+            Item::Loop { body } => exports_last(body),
+            _ => {}
+        }
+    }
+    let mut i = 0;
+    while i < block.len() {
+        if !matches!(block[i], Item::Export { .. }) {
+            i += 1;
+            continue;
+        }
+        // block[i] is the first export of a run; `at` where the next moved
+        // op goes (after the ones already moved, before the exports). Not
+        // after a closing `KILL` (§4.8 L1872: last in its clause).
+        if i > 0 && matches!(&block[i - 1], Item::Alu(op) if op.role != Role::Plain) {
+            i += 1;
+            continue;
+        }
+        let mut at = i;
+        let mut j = i;
+        let mut read: Vec<VReg> = Vec::new();
+        while j < block.len() {
+            match &block[j] {
+                Item::Export { lanes, .. } => {
+                    read.extend(lanes.iter().filter_map(|l| match l {
+                        Lane::Reg(v) => Some(*v),
+                        _ => None,
+                    }));
+                    j += 1;
+                }
+                Item::Alu(op)
+                    if op.role == Role::Plain && op.dst.is_none_or(|d| !read.contains(&d)) =>
+                {
+                    let moved = block.remove(j);
+                    block.insert(at, moved);
+                    at += 1;
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        i = j.max(i + 1);
+    }
 }
 
 /// Whether `item` (nested blocks included) reads or writes `v`.

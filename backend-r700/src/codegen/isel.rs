@@ -658,9 +658,29 @@ impl<'m> Selector<'m> {
                             CmpOp::Ne => (Op3::Cnde, x, true),
                         };
                         let mut l = Lanes::new();
-                        for (p, q) in a.into_iter().zip(b) {
-                            let (t, e) = if swap { (q, p) } else { (p, q) };
-                            l.push(self.op3(opc, &[x, t, e]));
+                        if let Some(k) = self.reflected(ins[1], ins[2]) {
+                            // `x ? k − w : w` (cnd's `if d < 0 { 1 − w } else
+                            // { w }`): the selects move off `w`'s path as
+                            // MULADD(s, w, t) with s = ±1 and t = k or −0
+                            // chosen from x alone. Exact: s·w is exact, and
+                            // round(−w + k) is `k − w`; w + (−0) is w for
+                            // every w but a denormal, which `w`, a flushed
+                            // arithmetic result (spec §7), never is.
+                            let k = self.lanes(k)?;
+                            for (kk, w) in k.into_iter().zip(b) {
+                                let (minus, plus) = (f(1.0).negated(), f(1.0));
+                                let (st, se) = if swap { (plus, minus) } else { (minus, plus) };
+                                let nz = f(0.0).negated();
+                                let (tt, te) = if swap { (nz, kk) } else { (kk, nz) };
+                                let s = self.op3(opc, &[x, st, se]);
+                                let t = self.op3(opc, &[x, tt, te]);
+                                l.push(self.op3(Op3::MuladdIeee, &[s, w, t]));
+                            }
+                        } else {
+                            for (p, q) in a.into_iter().zip(b) {
+                                let (t, e) = if swap { (q, p) } else { (p, q) };
+                                l.push(self.op3(opc, &[x, t, e]));
+                            }
                         }
                         l
                     }
@@ -958,6 +978,26 @@ impl<'m> Selector<'m> {
         } else {
             None
         }
+    }
+
+    /// `k` when `t` is `k − e`, read only by the select at hand, and `e` a
+    /// float sum, difference, product or `mad` (never denormal: results
+    /// flush, spec §7) whose lanes are registers.
+    fn reflected(&self, t: Value, e: Value) -> Option<Value> {
+        let m = self.m;
+        if m.node(t.node).op != Op::Binary(BinOp::FSub) || m.users(t).len() != 1 {
+            return None;
+        }
+        let i = m.inputs(t.node);
+        let arith = matches!(
+            m.node(e.node).op,
+            Op::Binary(BinOp::FAdd | BinOp::FSub | BinOp::FMul) | Op::Mad
+        );
+        let regs = self
+            .values
+            .get(&e)
+            .is_some_and(|l| l.iter().all(|o| o.vreg().is_some() && !o.modified()));
+        (i[1] == e && arith && regs).then_some(i[0])
     }
 
     /// Whether `v` is computed by an arithmetic node (whose lanes are

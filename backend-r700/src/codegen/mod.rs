@@ -169,8 +169,10 @@ pub fn compile(module: &Verified, options: &Options) -> Result<Executable, Codeg
 /// What the code generator measured besides the program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The lower bound on ALU groups: per straight-line segment
-    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), summed.
+    /// The lower bound on ALU groups: per straight-line segment at least
+    /// max(⌈ops / 5⌉, Trans-only ops, critical path in groups), refined
+    /// by the unit counts of the ops each depth, height or short window of
+    /// the path confines (`sched::lower_bound`), summed.
     pub lower_bound: usize,
 }
 
@@ -201,7 +203,7 @@ pub fn compile_with_report(
         other => other?,
     };
     let report = Report {
-        lower_bound: lower_bound(&items),
+        lower_bound: lower_bound(&items, &mir),
     };
     if stack > 32 {
         return Err(CodegenError::limit(
@@ -274,13 +276,13 @@ fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
     Ok((mir, items, alloc, emitted))
 }
 
-fn lower_bound(items: &[SItem]) -> usize {
+fn lower_bound(items: &[SItem], mir: &Mir) -> usize {
     items
         .iter()
         .map(|it| match it {
-            SItem::Seg(s) => sched::lower_bound(&s.ops),
-            SItem::If(t, e) => lower_bound(t) + lower_bound(e),
-            SItem::Loop(b) => lower_bound(b),
+            SItem::Seg(s) => sched::lower_bound(&s.ops, mir),
+            SItem::If(t, e) => lower_bound(t, mir) + lower_bound(e, mir),
+            SItem::Loop(b) => lower_bound(b, mir),
             SItem::Other(_) => 0,
         })
         .sum()

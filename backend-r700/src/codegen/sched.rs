@@ -314,44 +314,173 @@ fn add_sources(mut f: Fill, op: &AluOp, slot: Slot, chans: &Channels, dot4: bool
     Some(f)
 }
 
-/// The segment's lower bound on groups: max(⌈ops / 5⌉, Trans-only ops,
-/// the critical path in groups).
-pub fn lower_bound(ops: &[AluOp]) -> usize {
+/// The segment's lower bound on groups. With `depth` (longest chain of
+/// read-after-write dependences ending at an op, the op included) and
+/// `height` (the longest starting there), every op of depth ≥ d sits in
+/// group d − 1 or later, and every op of height ≥ h in group L − h or
+/// earlier, so for each such set S the segment needs d − 1 (or h − 1)
+/// groups more than S alone: max(T, ⌈V / 4⌉, ⌈(slots) / 5⌉) for its
+/// Trans-only ops T (one Trans unit per group, Table 4.6), vector-only
+/// slots V (four vector units, Table 4.5; a `DOT4` takes four) and all its
+/// slots. d = h = 1 is max(⌈slots / 5⌉, Trans-only ops, vector-only
+/// slots / 4); the largest d is the critical path. Ops competing for the
+/// one Trans unit at the same depth (hash's two `FLT_TO_INT`s on its
+/// longest path) or many ops after a short chain (a reduction's
+/// coordinates: two `MUL`s, then eight `ADD`s) count here.
+pub fn lower_bound(ops: &[AluOp], mir: &Mir) -> usize {
     let n = ops.len();
     if n == 0 {
         return 0;
     }
-    // The IR never gives a segment an op needing no unit. The critical
-    // path over read-after-write edges: an op's depth is one more than the
-    // deepest writer so far of any register it reads (kept per register,
-    // so linear in the segment).
-    let mut deepest_write: std::collections::HashMap<VReg, usize> =
-        std::collections::HashMap::new();
-    let mut depth = vec![1usize; n];
+    let fixed = |op: &AluOp| -> Option<usize> {
+        if matches!(op.role, Role::Mova | Role::Dot4) || op.opc.unit_class() == UnitClass::Trans {
+            return None;
+        }
+        op.dst
+            .and_then(|d| mir.regs.get(d.0 as usize))
+            .and_then(|r| r.chan)
+            .map(usize::from)
+    };
+    // Read-after-write edges: each read depends on the last writer so far
+    // of its register (kept per register, so linear in the segment).
+    let mut last_write: std::collections::HashMap<VReg, usize> = std::collections::HashMap::new();
+    let mut preds: Vec<SmallVec<[usize; 3]>> = vec![SmallVec::new(); n];
     for (i, op) in ops.iter().enumerate() {
         for s in op.srcs.iter() {
             if let Some(v) = s.vreg()
-                && let Some(&dw) = deepest_write.get(&v)
+                && let Some(&w) = last_write.get(&v)
+                && !preds[i].contains(&w)
             {
-                depth[i] = depth[i].max(dw + 1);
+                preds[i].push(w);
             }
         }
         if let Some(d) = op.dst {
-            let e = deepest_write.entry(d).or_insert(0);
-            *e = (*e).max(depth[i]);
+            last_write.insert(d, i);
+        }
+    }
+    let mut depth = vec![1usize; n];
+    for i in 0..n {
+        for &p in &preds[i] {
+            depth[i] = depth[i].max(depth[p] + 1);
+        }
+    }
+    let mut height = vec![1usize; n];
+    for i in (0..n).rev() {
+        for &p in &preds[i] {
+            height[p] = height[p].max(height[i] + 1);
         }
     }
     let crit = depth.iter().copied().max().unwrap_or(1);
-    let trans = ops
+    // (Trans-only ops, vector-only slots, slots) per depth and per height.
+    let mut by_depth = vec![(0usize, 0usize, 0usize); crit + 1];
+    let mut by_height = vec![(0usize, 0usize, 0usize); crit + 1];
+    let class: Vec<(usize, usize, usize)> = ops
         .iter()
-        .filter(|o| o.opc.unit_class() == UnitClass::Trans)
-        .count();
-    let slots: usize = ops
-        .iter()
-        .map(|o| if o.role == Role::Dot4 { 4 } else { 1 })
-        .sum();
-    crit.max(slots.div_ceil(5)).max(trans)
+        .map(|op| {
+            let slots = if op.role == Role::Dot4 { 4 } else { 1 };
+            match op.opc.unit_class() {
+                UnitClass::Trans => (1, 0, slots),
+                UnitClass::Vector => (0, slots, slots),
+                _ if matches!(op.role, Role::Dot4 | Role::Mova) => (0, slots, slots),
+                _ => (0, 0, slots),
+            }
+        })
+        .collect();
+    for i in 0..n {
+        for (table, k) in [(&mut by_depth, depth[i]), (&mut by_height, height[i])] {
+            let e = &mut table[k];
+            e.0 += class[i].0;
+            e.1 += class[i].1;
+            e.2 += class[i].2;
+        }
+    }
+    let need = |(t, v, s): (usize, usize, usize)| t.max(v.div_ceil(4)).max(s.div_ceil(5));
+    let mut best = crit;
+    // Both sides at once for short windows: the ops of depth ≥ d and
+    // height ≥ h sit in groups d − 1 ..= L − h. Those with
+    // d + h ≥ crit + 1 − WINDOW_SLACK (off the critical path by at most
+    // WINDOW_SLACK) are found through the depth buckets d ..= crit + 1 − h
+    // (an op there has depth ≤ crit + 1 − its height), so this stays
+    // linear for long chains. ripple's `cos` with its reciprocal and the
+    // `sin` beside them: three Trans-only ops in two groups of the path.
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); crit + 1];
+    let slack = |i: usize| crit + 1 - depth[i] - height[i];
+    for i in 0..n {
+        if slack(i) <= WINDOW_SLACK {
+            buckets[depth[i]].push(i);
+        }
+    }
+    // Every window of slack ≤ WINDOW_SLACK with d one of those ops'
+    // depths: at most WINDOW_SLACK + 1 heights per depth, each scanning at
+    // most WINDOW_SLACK + 1 buckets, so O(ops) in all. The depth and the
+    // height may come from different ops: tonemap's three LOGs (the
+    // depth) and three EXPs (the height) of `pow`, six Trans-only ops in
+    // one window.
+    for d in 1..=crit {
+        if buckets[d].is_empty() {
+            continue;
+        }
+        for h in (crit + 1 - d).saturating_sub(WINDOW_SLACK).max(1)..=crit + 1 - d {
+            let mut acc = (0usize, 0usize, 0usize);
+            for bucket in &buckets[d..=crit + 1 - h] {
+                for &j in bucket {
+                    if height[j] >= h {
+                        let c = class[j];
+                        acc = (acc.0 + c.0, acc.1 + c.1, acc.2 + c.2);
+                    }
+                }
+            }
+            best = best.max(d - 1 + h - 1 + need(acc));
+        }
+    }
+    // Results whose element is fixed before scheduling (tuples, merge
+    // registers) use that element's vector unit or Trans: in g groups at
+    // most g per element, the rest in the Trans slots the Trans-only ops
+    // leave (matmul's loop set-up: five copies into x, y, z, y, z).
+    let mut per_elem = [(0usize, 0usize); 4];
+    for op in ops {
+        if let Some(c) = fixed(op) {
+            let e = &mut per_elem[c & 3];
+            if op.opc.unit_class() == UnitClass::Vector {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+    }
+    let trans_total: usize = class.iter().map(|c| c.0).sum();
+    let mut g = best.max(need(
+        class
+            .iter()
+            .fold((0, 0, 0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2)),
+    ));
+    while per_elem.iter().any(|&(v, _)| v > g)
+        || trans_total
+            + per_elem
+                .iter()
+                .map(|&(v, a)| (v + a).saturating_sub(g))
+                .sum::<usize>()
+            > g
+    {
+        g += 1;
+    }
+    best = best.max(g);
+    for table in [&by_depth, &by_height] {
+        // Suffix sums: the ops of depth (height) ≥ k.
+        let (mut t, mut v, mut s) = (0usize, 0usize, 0usize);
+        for k in (1..=crit).rev() {
+            t += table[k].0;
+            v += table[k].1;
+            s += table[k].2;
+            best = best.max(k - 1 + need((t, v, s)));
+        }
+    }
+    best
 }
+
+/// How far off the critical path (in groups) an op may be for the
+/// two-sided windows of [`lower_bound`] to count it.
+const WINDOW_SLACK: usize = 3;
 
 /// Schedules one segment into groups, fixing the channel of every result
 /// whose channel was free.
@@ -363,6 +492,7 @@ pub fn schedule(
     mir: &mut Mir,
     chans: &mut Channels,
 ) -> Result<Segment, CodegenError> {
+    close_last(&mut ops);
     let snapshot = (chans.chan.clone(), chans.load);
     loop {
         match schedule_once(&ops, mir, chans) {
@@ -377,6 +507,28 @@ pub fn schedule(
             }
             Err(Retry::Fail(e)) => return Err(e),
         }
+    }
+}
+
+/// Moves the `KILL*`/`PRED_SET*` that closes the segment after the ops
+/// that follow it (copies into an export tuple after a `discard`), which
+/// otherwise could land in a later group than it (§4.8 L1872: the KILL is
+/// in the clause's last group). Left in place when one of them writes a
+/// register it reads; it then never joins a group early (`schedule_once`).
+fn close_last(ops: &mut Vec<AluOp>) {
+    let Some(k) = ops
+        .iter()
+        .position(|o| matches!(o.role, Role::Kill | Role::Predicate))
+    else {
+        return;
+    };
+    let reads: SmallVec<[VReg; 3]> = ops[k].srcs.iter().filter_map(|s| s.vreg()).collect();
+    let clobbered = ops[k + 1..]
+        .iter()
+        .any(|o| o.dst.is_some_and(|d| reads.contains(&d)));
+    if !clobbered {
+        let op = ops.remove(k);
+        ops.push(op);
     }
 }
 
@@ -433,7 +585,9 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
     // scanning every op for every group (issue 13). An op is ready for a
     // group when all its predecessors are in earlier groups; `dist` is at
     // most 1, so an op whose predecessors are all placed before a group
-    // starts is ready for it.
+    // starts is ready for it. An op whose predecessors in the group being
+    // filled are all `dist` 0 ones (a closing `PRED_SET`/`KILL`, a merge
+    // register written after its reads) may join that group afterwards.
     let mut succs: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); n];
     let mut unmet: Vec<usize> = vec![0; n];
     for (i, ds) in deps.iter().enumerate() {
@@ -457,6 +611,16 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
         let mut group: Group = SmallVec::new();
         // Trans-only ready ops not yet placed in this group.
         let mut trans_waiting = pool_trans;
+        // Per element: ready ops whose result's element is fixed to it (a
+        // tuple, a merge register) and so can use only its vector unit
+        // (or Trans); an op free to pick its element avoids those units
+        // (matmul's loop set-up: five copies in one group instead of two).
+        let mut demand = [0u32; 4];
+        for &(_, i) in pool.iter().take(SCAN_LIMIT) {
+            if let Some(c) = fixed_unit(&ops[i], chans) {
+                demand[c] += 1;
+            }
+        }
         // Pass 1: ops that can only use one kind of unit first, so a
         // flexible op does not take the only unit a rigid one can use.
         for (tried, &(_, i)) in pool.iter().enumerate() {
@@ -470,66 +634,15 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
                 // code) is not scanned whole for every group.
                 break;
             }
-            let slots = allowed_slots(&ops[i], chans);
-            // Prefer a vector unit whose element is least loaded; Trans last.
-            let mut order: SmallVec<[Slot; 5]> = slots.clone();
-            order.sort_by_key(|s| match s {
-                Slot::Vec(c) => (0u32, chans.load[*c as usize]),
-                Slot::Trans => (1, 0),
-            });
-            if ops[i].opc.unit_class() == UnitClass::Any && slots.len() == 5 && trans_waiting > 0 {
-                // leave Trans for a Trans-only op
-                order.retain(|s| *s != Slot::Trans);
+            let fixed = fixed_unit(&ops[i], chans);
+            if let Some(c) = fixed {
+                demand[c] -= 1;
             }
-            for s in order {
-                if let Some(f) = try_add(&fill, &ops[i], s, chans) {
-                    // The exact read-port check (the swizzle search on the
-                    // group with one pseudo-GPR per register: values read
-                    // together are live together, so they get distinct
-                    // GPRs whatever the allocation).
-                    if !group.is_empty() {
-                        let mut trial = group.clone();
-                        if ops[i].role == Role::Dot4 {
-                            trial.extend((0..4).map(|c| (i, Slot::Vec(c))));
-                        } else {
-                            trial.push((i, s));
-                        }
-                        if !ports_ok(&trial, ops, chans) {
-                            continue;
-                        }
-                    }
-                    // A same-group reader of this op's result is impossible
-                    // (dist ≥ 1), so placing it is safe.
-                    fill = f;
-                    if ops[i].role == Role::Dot4 {
-                        group.extend((1..4).map(|c| (i, Slot::Vec(c))));
-                    }
-                    group.push((i, s));
-                    group_of[i] = Some(g);
-                    done += 1;
-                    if trans_only(i) {
-                        trans_waiting -= 1;
-                    }
-                    if let Some(d) = ops[i].dst
-                        && chans.of(d).is_none()
-                    {
-                        let c = match s {
-                            _ if ops[i].role == Role::Dot4 => (0..4u8)
-                                .min_by_key(|&c| chans.load[c as usize])
-                                .unwrap_or(0),
-                            Slot::Vec(c) => c,
-                            Slot::Trans => (0..4u8)
-                                .min_by_key(|&c| chans.load[c as usize])
-                                .unwrap_or(0),
-                        };
-                        chans.chan[d.0 as usize] = Some(c);
-                    }
-                    if let Some(d) = ops[i].dst
-                        && let Some(c) = chans.of(d)
-                    {
-                        chans.load[c as usize] += 1;
-                    }
-                    break;
+            if place(i, ops, chans, &mut fill, &mut group, trans_waiting, &demand) {
+                group_of[i] = Some(g);
+                done += 1;
+                if trans_only(i) {
+                    trans_waiting -= 1;
                 }
             }
         }
@@ -545,17 +658,45 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
                 ),
             )));
         }
+        // Pass 2: successors through `dist` 0 edges of the group's ops
+        // whose other predecessors are in earlier groups (threshold's KILL
+        // beside the select it follows: 3 → 2 groups).
+        let mut k = 0;
+        while k < group.len() && !fill.used.iter().all(|&u| u) {
+            let (i, _) = group[k];
+            k += 1;
+            for &j in &succs[i] {
+                if group_of[j].is_some() || pool.contains(&key(j)) {
+                    continue;
+                }
+                // A closing KILL/PRED_SET with ops after it (`close_last`
+                // could not move it) waits, as they might not fit here.
+                let closing_early =
+                    matches!(ops[j].role, Role::Kill | Role::Predicate) && j + 1 < n;
+                let joins = !closing_early
+                    && deps[j].iter().all(|d| match group_of[d.pred] {
+                        Some(p) => p < g || d.dist == 0,
+                        None => false,
+                    });
+                if joins && place(j, ops, chans, &mut fill, &mut group, trans_waiting, &[0; 4]) {
+                    group_of[j] = Some(g);
+                    done += 1;
+                }
+            }
+        }
         // The group's ops leave the pool; their successors whose
         // predecessors are now all placed join it for the next group.
-        for &(i, _) in &group {
+        let mut members: SmallVec<[usize; 5]> = group.iter().map(|&(i, _)| i).collect();
+        members.dedup();
+        for i in members {
             if pool.remove(&key(i)) {
                 pool_trans -= usize::from(trans_only(i));
-                for &j in &succs[i] {
-                    unmet[j] -= 1;
-                    if unmet[j] == 0 {
-                        pool.insert(key(j));
-                        pool_trans += usize::from(trans_only(j));
-                    }
+            }
+            for &j in &succs[i] {
+                unmet[j] -= 1;
+                if unmet[j] == 0 && group_of[j].is_none() {
+                    pool.insert(key(j));
+                    pool_trans += usize::from(trans_only(j));
                 }
             }
         }
@@ -575,6 +716,88 @@ fn schedule_once(ops: &[AluOp], mir: &Mir, chans: &mut Channels) -> Result<Vec<G
         groups.push(group);
     }
     Ok(groups)
+}
+
+/// The one vector unit op `i` can use when its result's element is
+/// fixed (it may still take Trans), `None` when it can choose.
+fn fixed_unit(op: &AluOp, chans: &Channels) -> Option<usize> {
+    if matches!(op.role, Role::Mova | Role::Dot4) || op.opc.unit_class() == UnitClass::Trans {
+        return None;
+    }
+    op.dst.and_then(|d| chans.of(d)).map(usize::from)
+}
+
+/// Places op `i` in the group being filled if some unit takes it under
+/// every rule (`try_add`, then the exact read-port check), fixing its
+/// result's element when that was free. `trans_waiting` Trans-only ready
+/// ops are still to be placed: an any-unit op leaves Trans to them;
+/// `demand` counts per element the ready ops still to be placed that
+/// need that element's vector unit.
+fn place(
+    i: usize,
+    ops: &[AluOp],
+    chans: &mut Channels,
+    fill: &mut Fill,
+    group: &mut Group,
+    trans_waiting: usize,
+    demand: &[u32; 4],
+) -> bool {
+    let slots = allowed_slots(&ops[i], chans);
+    // Prefer a vector unit no waiting op needs, then one whose element is
+    // least loaded; Trans last.
+    let mut order: SmallVec<[Slot; 5]> = slots.clone();
+    order.sort_by_key(|s| match s {
+        Slot::Vec(c) => (0u32, demand[*c as usize], chans.load[*c as usize]),
+        Slot::Trans => (1, 0, 0),
+    });
+    if ops[i].opc.unit_class() == UnitClass::Any && slots.len() == 5 && trans_waiting > 0 {
+        // leave Trans for a Trans-only op
+        order.retain(|s| *s != Slot::Trans);
+    }
+    for s in order {
+        let Some(f) = try_add(fill, &ops[i], s, chans) else {
+            continue;
+        };
+        // The exact read-port check (the swizzle search on the group with
+        // one pseudo-GPR per register: values read together are live
+        // together, so they get distinct GPRs whatever the allocation).
+        if !group.is_empty() {
+            let mut trial = group.clone();
+            if ops[i].role == Role::Dot4 {
+                trial.extend((0..4).map(|c| (i, Slot::Vec(c))));
+            } else {
+                trial.push((i, s));
+            }
+            if !ports_ok(&trial, ops, chans) {
+                continue;
+            }
+        }
+        // A same-group reader of this op's result is impossible (dist ≥ 1),
+        // so placing it is safe.
+        *fill = f;
+        if ops[i].role == Role::Dot4 {
+            group.extend((1..4).map(|c| (i, Slot::Vec(c))));
+        }
+        group.push((i, s));
+        if let Some(d) = ops[i].dst
+            && chans.of(d).is_none()
+        {
+            let c = match s {
+                Slot::Vec(c) if ops[i].role != Role::Dot4 => c,
+                _ => (0..4u8)
+                    .min_by_key(|&c| chans.load[c as usize])
+                    .unwrap_or(0),
+            };
+            chans.chan[d.0 as usize] = Some(c);
+        }
+        if let Some(d) = ops[i].dst
+            && let Some(c) = chans.of(d)
+        {
+            chans.load[c as usize] += 1;
+        }
+        return true;
+    }
+    false
 }
 
 /// Whether `members` have a legal bank-swizzle assignment, with each
