@@ -353,7 +353,6 @@ fn s6_step_of_nan_agrees_on_every_target() {
 /// NaN, and `sign(NaN)` gives 1 there (reference: NaN), so `--check`
 /// fails. Found by `spec-audit`; the x1k code generator owns the fix.
 #[test]
-#[ignore = "x1k codegen: floor/ceil/trunc/round of ±inf give NaN and sign(NaN) gives 1 (reported by spec-audit)"]
 fn s7_x1k_rounding_of_infinities_and_sign_of_nan() {
     let w = Work::new();
     write_npy(
@@ -1046,7 +1045,6 @@ fn s9_previews_come_in_parameter_order() {
 /// (its RSQ takes |x|, as the R5xx RSQ does). Found by `spec-audit`; the
 /// x1k code generator (or a documented decision) owns the fix.
 #[test]
-#[ignore = "x1k codegen: rsqrt(-0.0) gives +inf, the reference -inf (reported by spec-audit)"]
 fn s7_x1k_rsqrt_of_negative_zero() {
     let w = Work::new();
     write_npy(&w.path("x.npy"), &[2], NpyData::F32(vec![-0.0, 4.0]));

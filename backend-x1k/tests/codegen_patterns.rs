@@ -322,7 +322,8 @@ fn two_carried_scalars_update_in_one_instruction() {
 /// A branch result copied from a loop's carried value (collatz' step
 /// count) takes the carried value's register once the loop's interval
 /// ends at its ENDREP, and the copy, now moving nothing, is removed; so
-/// is the identity copy of `n`'s initial value.
+/// is the identity copy of `n`'s initial value. (12 with `floor`'s `CMP`
+/// that keeps `floor(±inf)` infinite.)
 #[test]
 fn a_branch_result_shares_the_loop_register() {
     let (asm, alu) = compiled(
@@ -332,5 +333,38 @@ fn a_branch_result_shares_the_loop_register() {
          steps = count; }",
         TOL_EXACT,
     );
-    assert_eq!(alu, 11, "{asm}");
+    assert_eq!(alu, 12, "{asm}");
+}
+
+/// `floor`/`trunc`/`round` of a lane of `index()` is that lane (an exact
+/// integer): no `FRC`, no `CMP`.
+#[test]
+fn index_lanes_are_their_own_floor() {
+    let (asm, _) = compiled(
+        "kernel k(r: Out<vec4>) {
+             let p = index();
+             r = vec4(floor(p.x), trunc(p.y), round(p.x), (p.y as i32) as f32);
+         }",
+        TOL_EXACT,
+    );
+    assert!(!asm.contains("frc("), "{asm}");
+    assert!(!asm.contains("cmp("), "{asm}");
+}
+
+/// `rsqrt` of a value whose sign bit is never set (a sum of squares) is one
+/// `RSQ`; of any other value it also takes `RCP` and a `CMP`, so that
+/// `rsqrt(-0)` is −inf (the reference) rather than RSQ's +inf.
+#[test]
+fn rsqrt_pays_for_negative_zero_only_where_it_can_occur() {
+    let (asm, _) = compiled(
+        "kernel k(v: In<vec4>, s: f32, r: Out<f32>) { r = rsqrt(dot(v, v) + s * s); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(!asm.contains("rcp("), "{asm}");
+    let (asm, _) = compiled(
+        "kernel k(x: In<f32>, r: Out<f32>) { r = rsqrt(x); }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert_eq!(asm.matches("rcp(").count(), 1, "{asm}");
+    assert_eq!(asm.matches("cmp(").count(), 1, "{asm}");
 }

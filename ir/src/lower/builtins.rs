@@ -51,12 +51,18 @@ impl Lowerer<'_> {
                 self.op(cx, Op::Select, &[pos, one, inner])
             }
             Sign => {
-                // x > 0 ? 1 : (-x > 0 ? -1 : x)
+                // -x >= 0 ? (x >= 0 ? x : -1) : (x >= 0 ? 1 : x): only
+                // `>= 0` tests, which every target has (x1k CMP, r700
+                // CNDGE) and which are false for NaN, so NaN reaches the
+                // last `x` on every target (the x1k has no strict `> 0`
+                // test: with `c > 0` selects, sign(NaN) came out 1 there).
+                // The two inner selects are independent.
                 let one = self.float_const(cx, 1.0, width);
                 let minus = self.float_const(cx, -1.0, width);
                 let neg = self.un(cx, UnOp::FNeg, a[0]);
-                let inner = self.op(cx, Op::LaneSelect(LaneCond::Gt0), &[neg, minus, a[0]]);
-                self.op(cx, Op::LaneSelect(LaneCond::Gt0), &[a[0], one, inner])
+                let le0 = self.op(cx, Op::LaneSelect(LaneCond::Ge0), &[a[0], a[0], minus]);
+                let gt0 = self.op(cx, Op::LaneSelect(LaneCond::Ge0), &[a[0], one, a[0]]);
+                self.op(cx, Op::LaneSelect(LaneCond::Ge0), &[neg, le0, gt0])
             }
             Floor => self.un(cx, UnOp::FFloor, a[0]),
             Ceil => self.un(cx, UnOp::FCeil, a[0]),

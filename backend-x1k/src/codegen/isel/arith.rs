@@ -34,11 +34,15 @@ impl Selector<'_> {
         Ok(match u {
             FNeg | INeg => modify(a, Modify::Neg),
             FAbs | IAbs => modify(a, Modify::Abs),
+            // An exact integer (a lane of `index()` or `domain()`) is its
+            // own floor, ceiling, truncation and rounding.
+            FFloor | FCeil | FTrunc | F2I | FRound if self.integral(input) => a,
             FFloor => self.floor(a, w)?,
             FCeil => {
-                // ceil(x) = x + frc(-x)
+                // ceil(x) = x + frc(-x), x itself where frc is NaN (±inf).
                 let f = self.alu(AluKind::Frc, w, &[modify(a.clone(), Modify::Neg)])?;
-                self.add(a, f, w)?
+                let r = self.add(a.clone(), f.clone(), w)?;
+                self.alu(AluKind::Cmp, w, &[r, a, f])?
             }
             FTrunc | F2I => self.trunc(a, w)?,
             FRound => self.round(a, w)?,
@@ -47,7 +51,16 @@ impl Selector<'_> {
                 let r = self.trans(Transcendental::Rsq, a, w)?;
                 self.trans(Transcendental::Rcp, r, w)?
             }
-            FRsqrt => self.trans(Transcendental::Rsq, a, w)?,
+            FRsqrt if self.sign_clear(input, 0) => self.trans(Transcendental::Rsq, a, w)?,
+            FRsqrt => {
+                // RSQ(±0) is +inf (CTM §3.6.3); IEEE's rsqrt(−0) is −inf
+                // (the reference, the r700). RCP keeps the sign of a zero,
+                // so `RCP(x) >= 0 ? RSQ(x) : −RSQ(x)`: −0 gives −inf, a
+                // negative x NaN either way (found by the spec audit).
+                let r = self.trans(Transcendental::Rsq, a.clone(), w)?;
+                let q = self.trans(Transcendental::Rcp, a, w)?;
+                self.alu(AluKind::Cmp, w, &[r.clone(), modify(r, Modify::Neg), q])?
+            }
             FRcp => self.trans(Transcendental::Rcp, a, w)?,
             FExp2 => self.trans(Transcendental::Ex2, a, w)?,
             FLog2 => self.trans(Transcendental::Ln2, a, w)?,
@@ -158,10 +171,66 @@ impl Selector<'_> {
         self.alu(kind, w, &[a, b])
     }
 
-    /// `floor(x) = x − frc(x)`.
+    /// `floor(x) = frc(x) >= 0 ? x − frc(x) : x`: `frc(±inf)` is NaN (CTM
+    /// §3.6.3), so without the `CMP` the floor of an infinity would be NaN
+    /// (found by the spec audit); a NaN `x` stays NaN either way, and for
+    /// every finite `x` `frc(x)` is in [0, 1], so the `CMP` changes nothing
+    /// there.
     pub(super) fn floor(&mut self, a: Val, w: u8) -> Result<Val, CodegenError> {
         let f = self.alu(AluKind::Frc, w, std::slice::from_ref(&a))?;
-        self.add(a, modify(f, Modify::Neg), w)
+        let r = self.add(a.clone(), modify(f.clone(), Modify::Neg), w)?;
+        self.alu(AluKind::Cmp, w, &[r, a, f])
+    }
+
+    /// Whether IR value `v` never has its sign bit set (no −0, no negative
+    /// number; NaN aside): `abs`, squares (`x·x`, `dot(x, x)`), `exp2`, and
+    /// sums, products and multiply-adds of such values and of constants
+    /// without a sign bit (a sum of non-negative values cannot flush to
+    /// −0). Looks `depth` levels down at most.
+    fn sign_clear(&self, v: Value, depth: u32) -> bool {
+        use ctm_ir::op::{BinOp, Op};
+        if depth > 8 {
+            return false;
+        }
+        // Through region arguments to the value they stand for (a loop
+        // invariant hoisted out of its loop, a branch's input).
+        let v = ctm_ir::analysis::origin::origin(self.m, v);
+        let ins = self.m.inputs(v.node);
+        let clear = |i: usize| ins.get(i).is_some_and(|&x| self.sign_clear(x, depth + 1));
+        let same = ins.len() >= 2 && ins[0] == ins[1];
+        match &self.m.node(v.node).op {
+            Op::Const(c) => match c {
+                ctm_frontend::value::Value::Float { lanes, width } => lanes[..usize::from(*width)]
+                    .iter()
+                    .all(|l| l.is_sign_positive()),
+                _ => false,
+            },
+            Op::Index | Op::Domain => true,
+            Op::Unary(UnOp::FAbs | UnOp::FExp2) => true,
+            Op::Swizzle(_) | Op::Splat(_) => clear(0),
+            Op::Dot => same || (clear(0) && clear(1)),
+            Op::Binary(BinOp::FMul) => same || (clear(0) && clear(1)),
+            Op::Binary(BinOp::FAdd | BinOp::FMax) => clear(0) && clear(1),
+            Op::Mad => (same || (clear(0) && clear(1))) && clear(2),
+            _ => false,
+        }
+    }
+
+    /// Whether IR value `v` is an exact integer in every lane: a lane of
+    /// `index()` or `domain()` (through swizzles and splats).
+    fn integral(&self, mut v: Value) -> bool {
+        use ctm_ir::op::Op;
+        for _ in 0..8 {
+            match &self.m.node(v.node).op {
+                Op::Index | Op::Domain => return true,
+                Op::Swizzle(_) | Op::Splat(_) => match self.m.inputs(v.node).first() {
+                    Some(&i) => v = i,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// `trunc(x) = x >= 0 ? floor(|x|) : −floor(|x|)`.
@@ -177,7 +246,9 @@ impl Selector<'_> {
     fn round(&mut self, a: Val, w: u8) -> Result<Val, CodegenError> {
         let abs = modify(a.clone(), Modify::Abs);
         let f = self.alu(AluKind::Frc, w, std::slice::from_ref(&abs))?;
-        let n = self.add(abs, modify(f.clone(), Modify::Neg), w)?;
+        let n0 = self.add(abs.clone(), modify(f.clone(), Modify::Neg), w)?;
+        // `n = floor(|x|)`, `|x|` itself where `frc` is NaN (±inf).
+        let n = self.alu(AluKind::Cmp, w, &[n0, abs, f.clone()])?;
         let half = Val::scalar_lanes(-0.5, w);
         let g = self.add(f, half, w)?;
         let n1 = self.add(n.clone(), Val::scalar_lanes(1.0, w), w)?;

@@ -332,16 +332,21 @@ impl Selector<'_> {
             LaneCond::Ge0 => {
                 self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::None)
             }
-            // c > 0 = !(−c >= 0): NaN picks `a` (deviation, see module doc).
-            LaneCond::Gt0 => self.cmp_diff(
-                b,
-                a,
-                zero,
-                modify(c, Modify::Neg),
-                w,
-                CmpLanes::PerLane,
-                InputModifier::None,
-            ),
+            // c > 0: c >= 0 ? (−c >= 0 ? b : a) : b. CMP has only `>= 0`,
+            // false for NaN, so the outer test sends NaN to `b` (one CMP,
+            // `−c >= 0 ? b : a`, would send it to `a`).
+            LaneCond::Gt0 => {
+                let inner = self.cmp_diff(
+                    b.clone(),
+                    a,
+                    zero.clone(),
+                    modify(c.clone(), Modify::Neg),
+                    w,
+                    CmpLanes::PerLane,
+                    InputModifier::None,
+                )?;
+                self.cmp_diff(inner, b, zero, c, w, CmpLanes::PerLane, InputModifier::None)
+            }
             // c == 0 ⟺ −|c| >= 0.
             LaneCond::Eq0 => {
                 self.cmp_diff(a, b, zero, c, w, CmpLanes::PerLane, InputModifier::NegAbs)
