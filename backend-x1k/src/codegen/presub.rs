@@ -287,10 +287,10 @@ fn rewrite(
         if w != 1 || unit == Some(Unit::Rgb) {
             return None;
         }
-        if let Some(yv) = y.vreg() {
-            if mir.vreg(yv).fixed.is_some() || unit_of(mir, &y, w)? == Some(Unit::Rgb) {
-                return None;
-            }
+        if let Some(yv) = y.vreg()
+            && (mir.vreg(yv).fixed.is_some() || unit_of(mir, &y, w)? == Some(Unit::Rgb))
+        {
+            return None;
         }
         unit = Some(Unit::Alpha);
     }
