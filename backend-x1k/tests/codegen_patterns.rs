@@ -327,3 +327,31 @@ fn a_scale_moves_into_the_products_reading_it() {
     assert_eq!(asm.matches(" d2").count(), 2, "{asm}");
     assert!(alu <= 4, "{asm}");
 }
+
+/// `saturate` of a value another IR value also names (a gamma on a
+/// constant condition passes its input through at -O0) keeps its own
+/// `MAX … sat`: random seed 761710 set the clamp bit on the op computing
+/// `max(-1.5, p.y)`, which the kernel's output also reads.
+#[test]
+fn a_saturate_of_a_shared_register_keeps_its_own_op() {
+    use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
+    let options = GenOptions::new(Target::X1k, NumericsMode::Robust);
+    let g = generate(761_710, &options);
+    let (program, _) = ctm_frontend::check::check(
+        &g.file,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = program.expect("checks");
+    let k = program
+        .kernels
+        .iter()
+        .find(|k| k.name == g.kernel_name)
+        .expect("the kernel");
+    for level in [OptLevel::O0, OptLevel::O2] {
+        let args = random_args(k, (7, 5), 1_523_420, NumericsMode::Robust);
+        codegen_common::check_at(&program, k, &args, g.tolerance(), level, &|_, _, _| None)
+            .unwrap_or_else(|e| panic!("{level:?}: {e}"));
+    }
+}
