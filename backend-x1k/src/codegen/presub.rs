@@ -16,6 +16,16 @@
 //! `DP4`, a transcendental copied by `SOP`) or a reader whose sources would
 //! no longer fit three slots keeps `t`. `x` must not be redefined between
 //! the op and its readers.
+//!
+//! Likewise a scalar sum or difference `t = x ± y` (`SRCP_OP_ADD`,
+//! `SRCP_OP_SUB`: src1 ± src0, CTM §3.3.2), `x` and `y` one-lane
+//! registers or inline constants read raw (the presubtract takes no
+//! input modifier). It combines equal channels of its two sources, which
+//! only channel a guarantees for any two scalars the allocator places, so
+//! these groups run on the alpha unit, and at most one source whose unit
+//! is still open is bound to it (binding both takes away the co-issue of
+//! the two ops computing them). Their readers' other sources whose unit
+//! is open are assumed to land in channel a when testing the fit.
 
 use smallvec::SmallVec;
 
