@@ -195,9 +195,15 @@ fn random_kernels_on_the_x1k_through_the_driver() {
 /// test, read `c[N + aL]` under the inner `LOOP`, which sets aL to its own
 /// counter (CTM §3.5.2): the value now enters the inner loop in a
 /// register (`backend-x1k/src/codegen/isel/flow.rs`, `reads_al`).
+///
+/// Seed 999714 (found by the 995,000–999,999 sweep of branch
+/// `x1k-loops`): vec2 pairing moved `x + in1` to lane 2 of an RGBA
+/// register, and the `CMP` presubtracting `5 − (x + in1)` kept reading
+/// `srcp` at lane 0 (channel r): the presubtract result's lanes now move
+/// with its register source (`pair.rs`, `isel/coalesce.rs`).
 #[test]
 fn former_miscompiled_seeds_agree() {
-    for seed in [926_125] {
+    for seed in [926_125, 999_714] {
         match one(seed, Target::X1k, ctm::Target::X1k) {
             Ok(Outcome::Agree) => {}
             Ok(_) => panic!("seed {seed}: not an outright agreement"),

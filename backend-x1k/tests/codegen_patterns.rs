@@ -14,6 +14,11 @@ use ctm_ir::passes::OptLevel;
 /// Compiles `src` at -O2, checks it against the reference on three input
 /// sets (values in -2..2), and returns its listing and ALU/OUT count.
 fn compiled(src: &str, tol: f32) -> (String, usize) {
+    compiled_in(src, tol, |_| (-2.0, 2.0))
+}
+
+/// [`compiled`] with the inputs and uniforms drawn from `ranges`.
+fn compiled_in(src: &str, tol: f32, ranges: codegen_common::Ranges) -> (String, usize) {
     let c = compile(
         src,
         &CheckOptions {
@@ -24,7 +29,7 @@ fn compiled(src: &str, tol: f32) -> (String, usize) {
     let k = &program.kernels[0];
     let p = compile_kernel(&program, k, OptLevel::O2, &Default::default()).expect("compiles");
     for seed in 0..3 {
-        let args = args_for(k, (8, 8), seed, |_| (-2.0, 2.0));
+        let args = args_for(k, (8, 8), seed, ranges);
         if let Err(e) = check(&program, k, &args, tol) {
             panic!("seed {seed}: {e}");
         }
@@ -367,4 +372,116 @@ fn rsqrt_pays_for_negative_zero_only_where_it_can_occur() {
     );
     assert_eq!(asm.matches("rcp(").count(), 1, "{asm}");
     assert_eq!(asm.matches("cmp(").count(), 1, "{asm}");
+
+/// Gather coordinates whose lanes already sit in registers are read in
+/// place through the fetch's source swizzle (CTM `US_TEX_ADDR`
+/// `SRC_S_SWIZ`/`SRC_T_SWIZ`): matmul's loop counter gets the free lane
+/// beside `index()` in `r0`, and both fetches read `r0` (`r0.bggg`,
+/// `r0.rbbb`) with no lane copies. The loop is the counter's increment
+/// co-issued with the MAD: three ALU instructions in all.
+#[test]
+fn gather_coordinates_are_read_in_place() {
+    let (asm, alu) = compiled_in(
+        "kernel k(n: i32, a: In<f32>, b: In<f32>, c: Out<f32>) {
+             let p = index();
+             let mut acc = 0.0;
+             for t in 0..n {
+                 let tf = t as f32;
+                 acc += a[vec2(tf, p.y)] * b[vec2(p.x, tf)];
+             }
+             c = acc;
+         }",
+        TOL_EXACT,
+        |name| if name == "n" { (0.0, 9.0) } else { (-2.0, 2.0) },
+    );
+    assert!(asm.contains("ld(t0, r0.bggg)"), "{asm}");
+    assert!(asm.contains("ld(t1, r0.rbbb)"), "{asm}");
+    assert_eq!(alu, 3, "{asm}");
+}
+
+/// Lanes of one register in another order need no copy either: the
+/// fetch reads `p.yx` with the swizzle.
+#[test]
+fn swapped_coordinates_are_a_swizzle() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<f32>, r: Out<f32>) { let p = index(); r = a[p.yx] * 2.0 + a[p]; }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("r0.grrr"), "{asm}");
+    assert_eq!(alu, 1, "{asm}");
+}
+
+/// `x − y` of two alpha-unit values read by one op is that op's
+/// presubtract (CTM §3.3.2, `SRCP_OP_SUB`: srcp = src1 − src0, the alpha
+/// presubtract on channel a): the two `EX2`s, the product and the output.
+#[test]
+fn a_difference_is_a_presubtract() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, c: In<f32>, r: Out<f32>) { \
+         let d = (exp2(a) - exp2(b)) * c; r = d * d + a; }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("srcp=sub"), "{asm}");
+    assert_eq!(alu, 4, "{asm}");
+    let (asm, alu) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, c: In<f32>, r: Out<f32>) { \
+         let d = (exp2(a) + exp2(b)) * c; r = d * d + a; }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert!(asm.contains("srcp=add"), "{asm}");
+    assert_eq!(alu, 4, "{asm}");
+}
+
+/// A power-of-two factor of a value written to a render target is the
+/// output modifier of the op computing it, which writes the target
+/// itself (CTM §3.3.5, §3.3.8): one instruction.
+#[test]
+fn a_scaled_output_is_the_modifier_of_its_op() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, c: In<f32>, r: Out<f32>) { r = (a * b + c) * 2.0; }",
+        TOL_EXACT,
+    );
+    assert!(asm.contains("x2"), "{asm}");
+    assert_eq!(alu, 1, "{asm}");
+}
+
+/// `u = t · 0.5` where `t` has another reader: each product reading `u`
+/// reads `t` and takes the modifier (`(t·½)·y = (t·y)·½`), and `u` goes.
+#[test]
+fn a_scale_moves_into_the_products_reading_it() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<f32>, b: In<f32>, r: Out<vec4>) { \
+         let t = a * b + a; let u = t * 0.5; r = vec4(u * a, u * b, t, 1.0); }",
+        TOL_EXACT,
+    );
+    assert_eq!(asm.matches(" d2").count(), 2, "{asm}");
+    assert!(alu <= 4, "{asm}");
+}
+
+/// `saturate` of a value another IR value also names (a gamma on a
+/// constant condition passes its input through at -O0) keeps its own
+/// `MAX … sat`: random seed 761710 set the clamp bit on the op computing
+/// `max(-1.5, p.y)`, which the kernel's output also reads.
+#[test]
+fn a_saturate_of_a_shared_register_keeps_its_own_op() {
+    use ctm_kernel_gen::{GenOptions, NumericsMode, generate, random_args};
+    let options = GenOptions::new(Target::X1k, NumericsMode::Robust);
+    let g = generate(761_710, &options);
+    let (program, _) = ctm_frontend::check::check(
+        &g.file,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = program.expect("checks");
+    let k = program
+        .kernels
+        .iter()
+        .find(|k| k.name == g.kernel_name)
+        .expect("the kernel");
+    for level in [OptLevel::O0, OptLevel::O2] {
+        let args = random_args(k, (7, 5), 1_523_420, NumericsMode::Robust);
+        codegen_common::check_at(&program, k, &args, g.tolerance(), level, &|_, _, _| None)
+            .unwrap_or_else(|e| panic!("{level:?}: {e}"));
+    }
 }

@@ -5,6 +5,7 @@
 //! 1. [`isel`]: instruction selection to [`mir`] (virtual registers, a
 //!    tree of blocks, branches and loops; constants laid out by
 //!    [`consts`]);
+//!    [`texcoord`]: gather coordinates read in place (no lane copies);
 //!    [`vn`]: local value numbering (equal ops computed once); [`pair`]:
 //!    two vec2 ops as one vec4 op; [`omod`]: multiplications by powers of
 //!    two as output modifiers; [`presub`]: `1 − x` read through the
@@ -33,6 +34,7 @@ pub mod pair;
 pub mod presub;
 pub mod regalloc;
 pub mod sched;
+pub mod texcoord;
 pub mod vn;
 
 use crate::Program;
@@ -170,6 +172,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
             ),
         });
     }
+    texcoord::run(&mut mir);
     vn::run(&mut mir);
     pair::run(&mut mir, &mut consts);
     omod::run(&mut mir, &consts);

@@ -25,11 +25,21 @@
 //! range; `u` may write an output, whose value is the modified result,
 //! CTM §3.3.8).
 //!
-//! Only plain ops take part: `u` and `P` write no output, predicate or
-//! ALU result, each is the only writer of its whole register, `P` has no
-//! output modifier of its own beyond what fits (the scales add), and
-//! nothing between `P` and `u` reads `u`'s register (a value of the
-//! previous iteration in a loop).
+//! A `u` writing a render target instead of a register: `P` writes the
+//! target itself, with the modifier (CTM §3.3.8: any ALU instruction may
+//! be an output; its value is the modified result), when `P`'s unit can
+//! write the target's channels, no fetch lies between them and no other
+//! op of the block writes that target. And a `t` with other readers:
+//! when every reader of `u` is a later product of the block (a MAD with
+//! a zero addend reading `u` in one factor), each reads `t` and takes the
+//! modifier (`(t·2^k)·y = (t·y)·2^k`, exact in the same range) and `u`
+//! goes.
+//!
+//! Otherwise only plain ops take part: `u` and `P` write no output,
+//! predicate or ALU result, each is the only writer of its whole
+//! register, `P` has no output modifier of its own beyond what fits (the
+//! scales add), and nothing between `P` and `u` reads `u`'s register (a
+//! value of the previous iteration in a loop).
 
 use std::collections::HashMap;
 
@@ -105,8 +115,26 @@ fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fo
     let mut keep: Vec<OpId> = Vec::with_capacity(ops.len());
     // Ops whose scale moved into their only reader.
     let mut gone: Vec<OpId> = Vec::new();
-    for &id in ops.iter() {
+    for (at, &id) in ops.iter().enumerate() {
         super::vn::rename(mir.op_mut(id), &state.repl);
+        if let Some((i, k, unit)) = output_fold(mir, consts, &def_at, &keep, ops, state, id) {
+            let (clamp, special) = (mir.op(id).clamp, mir.op(id).special);
+            let p = mir.op_mut(keep[i]);
+            p.scale += k;
+            p.clamp |= clamp;
+            p.dest = None;
+            p.special = special;
+            p.unit = unit;
+            continue;
+        }
+        if let Some((u_reg, t, neg, k)) = scaled(mir, consts, mir.op(id))
+            && k != 0
+            && !mir.op(id).clamp
+            && state.reads[t.0 as usize] > 1
+            && forward(mir, &ops[at + 1..], state, u_reg, t, neg, k)
+        {
+            continue;
+        }
         if let Some((u_reg, t, neg, k)) = scaled(mir, consts, mir.op(id))
             && let Some(&i) = def_at.get(&t)
             && state.defs[t.0 as usize] == 1
@@ -369,4 +397,153 @@ fn producer(mir: &Mir, p: &MirOp, t: VReg, width: u8, k: i8) -> bool {
         && !p.clamp
         && (-3..=3).contains(&(p.scale + k))
         && !(matches!(kind, AluKind::Trans(_)) && p.unit == Unit::Both)
+}
+
+/// `u = t · 2^k` writing an output (a plain MAD with a zero addend, `t`
+/// read whole, lane for lane, with a positive result sign) where `t` is
+/// computed by an earlier op `P` of the block that nothing else reads:
+/// `P` may write the output itself with the output modifier (CTM §3.3.5;
+/// CTM §3.3.8: any ALU instruction may be an output, its value the
+/// modified result). Returns `P`'s position in `keep`, k and `P`'s unit.
+/// `P` must be able to write the target's channels from its unit, no
+/// fetch may lie between `P` and `u` (outputs follow the block's
+/// fetches) and no other op of the block may write the same target (the
+/// last write of a channel is the one sent out).
+fn output_fold(
+    mir: &Mir,
+    consts: &ConstTable,
+    def_at: &HashMap<VReg, usize>,
+    keep: &[OpId],
+    block: &[OpId],
+    state: &Fold,
+    id: OpId,
+) -> Option<(usize, i8, Unit)> {
+    let u = mir.op(id);
+    let Special::Output(target, _) = u.special else {
+        return None;
+    };
+    if u.alu != Some(AluKind::Mad)
+        || u.dest.is_some()
+        || u.presub.is_some()
+        || u.args.len() != 3
+        || u.omod_off
+        || u.scale != 0
+        || !zero(&u.args[2], u.width)
+    {
+        return None;
+    }
+    let w = u.width as usize;
+    for (x, c) in [(0, 1), (1, 0)] {
+        let (x, c) = (&u.args[x], &u.args[c]);
+        let Src::Reg(t) = x.src else { continue };
+        let neg_t = match x.modifier {
+            InputModifier::None => false,
+            InputModifier::Neg => true,
+            _ => continue,
+        };
+        let whole = mir.vreg(t).width == u.width
+            && x.lanes[..w]
+                .iter()
+                .enumerate()
+                .all(|(i, l)| *l == Lane::Of(i as u8));
+        if !whole || state.defs[t.0 as usize] != 1 || state.reads[t.0 as usize] != 1 {
+            continue;
+        }
+        let Some(value) = constant(consts, c, w) else {
+            continue;
+        };
+        let Some((neg_c, k)) = power_of_two(value) else {
+            continue;
+        };
+        // The output gets P's result: no NEG can follow it.
+        if neg_t != neg_c {
+            return None;
+        }
+        let &i = def_at.get(&t)?;
+        let p = mir.op(keep[i]);
+        if !producer(mir, p, t, u.width, k) {
+            return None;
+        }
+        // P's unit must write the channels u writes.
+        let unit = match (p.unit, u.unit) {
+            (a, b) if a == b => a,
+            (Unit::Any, b @ (Unit::Rgb | Unit::Alpha)) => b,
+            _ => return None,
+        };
+        if keep[i + 1..].iter().any(|&o| mir.op(o).unit == Unit::Tex) {
+            return None;
+        }
+        let same_target = block
+            .iter()
+            .filter(|&&o| matches!(mir.op(o).special, Special::Output(tg, _) if tg == target));
+        if same_target.count() != 1 {
+            return None;
+        }
+        return Some((i, k, unit));
+    }
+    None
+}
+
+/// `u = ±t · 2^k` where `t` has other readers: when every reader of `u`
+/// is a later product of the block (a plain MAD with a zero addend
+/// reading `u` in one factor), each reads `t` instead and scales its
+/// own result by 2^k (`(t·2^k)·y = (t·y)·2^k`, exact where no
+/// intermediate overflows, like the fold above), and `u` goes. `t` must
+/// not be redefined before the readers. Returns whether it did.
+fn forward(
+    mir: &mut Mir,
+    later: &[OpId],
+    state: &mut Fold,
+    u_reg: VReg,
+    t: VReg,
+    neg: bool,
+    k: i8,
+) -> bool {
+    let want = state.reads[u_reg.0 as usize];
+    if want == 0 || state.defs[u_reg.0 as usize] != 1 || !state.negatable[u_reg.0 as usize] {
+        return false;
+    }
+    let mut readers: smallvec::SmallVec<[(OpId, usize); 4]> = smallvec::SmallVec::new();
+    for &o in later {
+        let q = mir.op(o);
+        if q.reads().any(|r| r == u_reg) {
+            let plain = q.alu == Some(AluKind::Mad)
+                && q.presub.is_none()
+                && !q.omod_off
+                && q.args.len() == 3
+                && zero(&q.args[2], q.width)
+                && matches!(q.special, Special::None | Special::Output(..))
+                && (-3..=3).contains(&(q.scale + k));
+            if !plain {
+                return false;
+            }
+            let slots: smallvec::SmallVec<[usize; 2]> = (0..2)
+                .filter(|&s| q.args[s].src == Src::Reg(u_reg))
+                .collect();
+            if slots.len() != 1 {
+                return false;
+            }
+            readers.push((o, slots[0]));
+            if readers.len() as u32 == want {
+                break;
+            }
+        }
+        if q.dest.is_some_and(|(d, _)| d == t || d == u_reg) {
+            return false;
+        }
+    }
+    if readers.len() as u32 != want {
+        return false;
+    }
+    for (o, slot) in readers {
+        let q = mir.op_mut(o);
+        q.args[slot].src = Src::Reg(t);
+        if neg {
+            q.args[slot] = q.args[slot].negated();
+        }
+        q.scale += k;
+    }
+    state.reads[t.0 as usize] += want - 1;
+    state.reads[u_reg.0 as usize] = 0;
+    true
 }

@@ -39,8 +39,27 @@ pub fn run(mir: &mut Mir, consts: &mut ConstTable) {
                 rename(a, &moved);
             }
             if let Some((_, a, b)) = &mut op.presub {
+                // `srcp`'s lanes are those of the register source the
+                // emitter names its channels after (src1, else src0): they
+                // move with it (random seed 999714: a `CMP` presubtracting
+                // `5 − (x + in1)` read channel r after `x + in1` moved to
+                // lane 2, b).
+                let named = [*b, *a].into_iter().find(|o| matches!(o.src, Src::Reg(_)));
+                let shift = named.and_then(|o| match o.src {
+                    Src::Reg(v) => moved.get(v.0 as usize).copied().flatten(),
+                    _ => None,
+                });
                 rename(a, &moved);
                 rename(b, &moved);
+                if let Some((_, shift)) = shift {
+                    for arg in op.args.iter_mut().filter(|o| o.src == Src::Presub) {
+                        for l in arg.lanes.iter_mut() {
+                            if let Lane::Of(k) = l {
+                                *k += shift;
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -16,6 +16,16 @@
 //! `DP4`, a transcendental copied by `SOP`) or a reader whose sources would
 //! no longer fit three slots keeps `t`. `x` must not be redefined between
 //! the op and its readers.
+//!
+//! Likewise a scalar sum or difference `t = x ± y` (`SRCP_OP_ADD`,
+//! `SRCP_OP_SUB`: src1 ± src0, CTM §3.3.2), `x` and `y` one-lane
+//! registers or inline constants read raw (the presubtract takes no
+//! input modifier). It combines equal channels of its two sources, which
+//! only channel a guarantees for any two scalars the allocator places, so
+//! these groups run on the alpha unit, and at most one source whose unit
+//! is still open is bound to it (binding both takes away the co-issue of
+//! the two ops computing them). Their readers' other sources whose unit
+//! is open are assumed to land in channel a when testing the fit.
 
 use smallvec::SmallVec;
 
@@ -86,13 +96,20 @@ fn block(mir: &mut Mir, ops: &mut Vec<OpId>, facts: &Facts) {
     // RGB, 27 alternating).
     let mut alpha_next = true;
     for i in 0..ops.len() {
-        let Some((t, x)) = one_minus(mir, mir.op(ops[i])) else {
+        let Some((t, pre)) = one_minus(mir, mir.op(ops[i]))
+            .map(|(t, x)| (t, (PresubOp::Inv, x, Operand::splat_lane(Lane::Zero))))
+            .or_else(|| sum_or_difference(mir, mir.op(ops[i])))
+        else {
             continue;
         };
         if facts.defs[t.0 as usize] != 1 {
             continue;
         }
-        let Some(xv) = x.vreg() else { continue };
+        let (_, x, y) = pre;
+        let Some(xv) = x.vreg().or(y.vreg()) else {
+            continue;
+        };
+        let yv = y.vreg();
         // The readers: later ops of this block, before any redefinition
         // of x.
         let mut readers: SmallVec<[OpId; 4]> = SmallVec::new();
@@ -106,7 +123,7 @@ fn block(mir: &mut Mir, ops: &mut Vec<OpId>, facts: &Facts) {
                 complete = true;
                 break;
             }
-            if op.dest.is_some_and(|(d, _)| d == xv) {
+            if op.dest.is_some_and(|(d, _)| d == xv || Some(d) == yv) {
                 break;
             }
         }
@@ -114,7 +131,7 @@ fn block(mir: &mut Mir, ops: &mut Vec<OpId>, facts: &Facts) {
             continue;
         }
         let prefer = if alpha_next { Unit::Alpha } else { Unit::Rgb };
-        if let Some(u) = rewrite(mir, facts, t, x, &readers, prefer) {
+        if let Some(u) = rewrite(mir, facts, t, pre, &readers, prefer) {
             removed.push(i);
             if u == prefer {
                 alpha_next = !alpha_next;
@@ -171,6 +188,63 @@ fn one_minus(mir: &Mir, op: &MirOp) -> Option<(VReg, Operand)> {
     ))
 }
 
+/// `(t, (op, src0, src1))` when `op` is `t = x + y` or a difference of
+/// two scalars (`MAD(x, 1, ±y)`, either side negated but not both): the
+/// presubtract `src1 ± src0` (`SRCP_OP_ADD`/`SRCP_OP_SUB`, CTM §3.3.2),
+/// each source a one-lane register read at lane 0 or an inline constant
+/// (read raw: the presubtract takes no input modifier), at least one a
+/// register.
+fn sum_or_difference(mir: &Mir, op: &MirOp) -> Option<(VReg, (PresubOp, Operand, Operand))> {
+    let (t, 0) = op.dest? else { return None };
+    let ok = op.alu == Some(AluKind::Mad)
+        && op.width == 1
+        && op.presub.is_none()
+        && op.special == Special::None
+        && !op.clamp
+        && !op.omod_off
+        && op.scale == 0
+        && op.args.len() == 3
+        && mir.vreg(t).width == 1
+        && mir.vreg(t).fixed.is_none()
+        && op.args[1].src == Src::None
+        && op.args[1].modifier == InputModifier::None
+        && op.args[1].lanes[0] == Lane::One;
+    if !ok {
+        return None;
+    }
+    // A source: (raw operand, negated).
+    let source = |o: &Operand| -> Option<(Operand, bool)> {
+        let neg = match o.modifier {
+            InputModifier::None => false,
+            InputModifier::Neg => true,
+            _ => return None,
+        };
+        let raw = Operand {
+            modifier: InputModifier::None,
+            lanes: [Lane::Of(0); 4],
+            ..*o
+        };
+        match o.src {
+            Src::Reg(v) if o.lanes[0] == Lane::Of(0) && mir.vreg(v).width == 1 => Some((raw, neg)),
+            Src::Inline(_) => Some((raw, neg)),
+            _ => None,
+        }
+    };
+    let (a, neg_a) = source(&op.args[0])?;
+    let (c, neg_c) = source(&op.args[2])?;
+    if a.vreg().is_none() && c.vreg().is_none() {
+        return None;
+    }
+    let pre = match (neg_a, neg_c) {
+        (false, false) => (PresubOp::Add, c, a),
+        // a − c = src1 − src0.
+        (false, true) => (PresubOp::Sub, c, a),
+        (true, false) => (PresubOp::Sub, a, c),
+        (true, true) => return None,
+    };
+    Some((t, pre))
+}
+
 /// The unit whose presubtract sees the channels of `x` the readers need:
 /// `None` if the register's channels straddle both units.
 fn unit_of(mir: &Mir, x: &Operand, w: usize) -> Option<Option<Unit>> {
@@ -206,12 +280,30 @@ fn rewrite(
     mir: &mut Mir,
     facts: &Facts,
     t: VReg,
-    x: Operand,
+    pre: (PresubOp, Operand, Operand),
     readers: &[OpId],
     prefer: Unit,
 ) -> Option<Unit> {
     let w = mir.vreg(t).width as usize;
+    let (op, x, y) = pre;
+    // The register source whose lanes the presubtract result has (the
+    // emitter names srcp's channels after it).
+    let (x, y) = if x.vreg().is_some() { (x, y) } else { (y, x) };
     let mut unit = unit_of(mir, &x, w)?;
+    // Two sources: the presubtract combines equal channels of src0 and
+    // src1 (CTM §3.3.2, `srcp`), which the allocator guarantees only for
+    // scalars in channel a: the alpha unit.
+    if op != PresubOp::Inv {
+        if w != 1 || unit == Some(Unit::Rgb) {
+            return None;
+        }
+        if let Some(yv) = y.vreg()
+            && (mir.vreg(yv).fixed.is_some() || unit_of(mir, &y, w)? == Some(Unit::Rgb))
+        {
+            return None;
+        }
+        unit = Some(Unit::Alpha);
+    }
     // The readers' units must agree with x's.
     for &r in readers {
         let op = mir.op(r);
@@ -231,24 +323,32 @@ fn rewrite(
         }
     }
     let xv = x.vreg()?;
-    let x_undecided = mir.vreg(xv).class == RegClass::Undecided;
-    // A scalar x whose unit is open: its only producer takes the unit.
-    let producer = if x_undecided {
-        let p = facts.def_op[xv.0 as usize];
-        match p {
+    // A scalar source whose unit is open: its only producer takes the
+    // unit.
+    let mut producers: SmallVec<[(OpId, VReg); 2]> = SmallVec::new();
+    for v in [Some(xv), y.vreg()].into_iter().flatten() {
+        if mir.vreg(v).class != RegClass::Undecided || producers.iter().any(|&(_, u)| u == v) {
+            continue;
+        }
+        match facts.def_op[v.0 as usize] {
             Some(p)
-                if facts.defs[xv.0 as usize] == 1
+                if facts.defs[v.0 as usize] == 1
                     && mir.op(p).unit == Unit::Any
                     && mir.op(p).special == Special::None
-                    && mir.op(p).dest == Some((xv, 0)) =>
+                    && mir.op(p).dest == Some((v, 0)) =>
             {
-                Some(p)
+                producers.push((p, v));
             }
             _ => return None,
         }
-    } else {
-        None
-    };
+    }
+    // Binding both sources of a sum or difference to the alpha unit
+    // takes away their co-issue (two scalars computed side by side on
+    // both units): measured on `(x − y)·c` of two products, the op saved
+    // comes back as an instruction. Only one source may still be open.
+    if op != PresubOp::Inv && producers.len() > 1 {
+        return None;
+    }
     let unit = unit.unwrap_or(prefer);
     if unit == Unit::Rgb && w > 3 || unit == Unit::Alpha && w != 1 {
         return None;
@@ -272,7 +372,7 @@ fn rewrite(
                 };
             }
         }
-        op.presub = Some((PresubOp::Inv, x, Operand::splat_lane(Lane::Zero)));
+        op.presub = Some(pre);
         op.unit = unit;
         new_ops.push((r, op));
     }
@@ -283,10 +383,13 @@ fn rewrite(
     let saved_class: SmallVec<[(VReg, RegClass); 5]> = readers
         .iter()
         .filter_map(|&r| mir.op(r).dest.map(|(d, _)| d))
-        .chain(std::iter::once(xv))
+        .chain([Some(xv), y.vreg()].into_iter().flatten())
         .map(|v| (v, mir.vreg(v).class))
         .collect();
-    let saved_producer = producer.map(|p| (p, mir.op(p).unit));
+    let saved_producers: SmallVec<[(OpId, Unit); 2]> = producers
+        .iter()
+        .map(|&(p, _)| (p, mir.op(p).unit))
+        .collect();
     let class = if unit == Unit::Rgb {
         RegClass::Rgb
     } else {
@@ -300,16 +403,35 @@ fn rewrite(
         }
         *mir.op_mut(r) = op;
     }
-    if let Some(p) = producer {
+    for &(p, v) in &producers {
         mir.op_mut(p).unit = unit;
-        mir.vregs[xv.0 as usize].class = class;
+        mir.vregs[v.0 as usize].class = class;
     }
+    // Two alpha addresses go to the presubtract: a source whose unit the
+    // scheduler has yet to decide may land in channel a and need a third
+    // (black_scholes: a `CMP` reading two such values besides x − y), so
+    // with two sources the test assumes they all do.
+    let pessimist = op != PresubOp::Inv;
     let fits = readers.iter().all(|&r| {
         let (rgb, alpha) = match unit {
             Unit::Rgb => (Some(r), None),
             _ => (None, Some(r)),
         };
-        super::sched::fits_pair(mir, rgb, alpha) && dest_class_ok(mir, mir.op(r), unit)
+        with_undecided_in_alpha(mir, r, pessimist, |mir| {
+            super::sched::fits_pair(mir, rgb, alpha)
+        }) && dest_class_ok(mir, mir.op(r), unit)
+    }) && (producers.is_empty() || {
+        // A source put in channel a changes where every other reader of
+        // it finds it (the alpha source address): each must still fit.
+        let moved: SmallVec<[VReg; 2]> = producers.iter().map(|&(_, v)| v).collect();
+        let others: Vec<OpId> = mir
+            .live_ops()
+            .into_iter()
+            .filter(|&o| mir.op(o).reads().any(|r| moved.contains(&r)))
+            .collect();
+        others
+            .into_iter()
+            .all(|o| with_undecided_in_alpha(mir, o, pessimist, |mir| fits_alone(mir, o)))
     });
     if !fits {
         for (r, op) in saved {
@@ -318,12 +440,46 @@ fn rewrite(
         for (v, c) in saved_class {
             mir.vregs[v.0 as usize].class = c;
         }
-        if let Some((p, u)) = saved_producer {
+        for &(p, u) in &saved_producers {
             mir.op_mut(p).unit = u;
         }
         return None;
     }
     Some(unit)
+}
+
+/// `f(mir)` with every register `o` reads whose class is undecided put
+/// in channel a for the test (when `on`), then restored.
+fn with_undecided_in_alpha(mir: &mut Mir, o: OpId, on: bool, f: impl FnOnce(&Mir) -> bool) -> bool {
+    if !on {
+        return f(mir);
+    }
+    let open: SmallVec<[VReg; 6]> = mir
+        .op(o)
+        .reads()
+        .filter(|&v| mir.vreg(v).class == RegClass::Undecided)
+        .collect();
+    for &v in &open {
+        mir.vregs[v.0 as usize].class = RegClass::Alpha;
+    }
+    let ok = f(mir);
+    for &v in &open {
+        mir.vregs[v.0 as usize].class = RegClass::Undecided;
+    }
+    ok
+}
+
+/// Whether op `o` fits the source slots on its unit (on one of the two
+/// when it may take either).
+fn fits_alone(mir: &Mir, o: OpId) -> bool {
+    use super::sched::fits_pair;
+    match mir.op(o).unit {
+        Unit::Rgb => fits_pair(mir, Some(o), None),
+        Unit::Alpha => fits_pair(mir, None, Some(o)),
+        Unit::Both => fits_pair(mir, Some(o), Some(o)),
+        Unit::Any => fits_pair(mir, Some(o), None) || fits_pair(mir, None, Some(o)),
+        Unit::Tex => true,
+    }
 }
 
 /// Whether a reader on `unit` may write its destination register (its

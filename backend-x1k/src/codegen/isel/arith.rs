@@ -296,6 +296,11 @@ impl Selector<'_> {
                 .iter()
                 .enumerate()
                 .all(|(i, l)| *l == Lane::Of(i as u8))
+            // No other IR value names the register either: a gamma on a
+            // constant condition binds its outputs to its inputs (random
+            // seed 761710 at -O0: `saturate` of such an output set the
+            // clamp on `max(-1.5, p.y)`, which other values read).
+            && self.names.get(v) == Some(&1)
             && let Some(&last) = self.current_block().last()
         {
             let op = self.mir.op(last);

@@ -145,8 +145,23 @@ impl Selector<'_> {
                 rename(&mut a.src, &mut a.lanes);
             }
             if let Some((_, a, b)) = &mut op.presub {
+                // `srcp`'s lanes are those of the register source the
+                // emitter names its channels after (src1, else src0):
+                // they move with it (as in `pair.rs`).
+                let named = [b.src, a.src]
+                    .into_iter()
+                    .find(|s| matches!(s, Src::Reg(_)));
                 rename(&mut a.src, &mut a.lanes);
                 rename(&mut b.src, &mut b.lanes);
+                if named == Some(Src::Reg(v)) {
+                    for arg in op.args.iter_mut().filter(|o| o.src == Src::Presub) {
+                        for l in arg.lanes.iter_mut() {
+                            if let Lane::Of(k) = l {
+                                *k += lane;
+                            }
+                        }
+                    }
+                }
             }
         }
         true
