@@ -372,6 +372,7 @@ fn rsqrt_pays_for_negative_zero_only_where_it_can_occur() {
     );
     assert_eq!(asm.matches("rcp(").count(), 1, "{asm}");
     assert_eq!(asm.matches("cmp(").count(), 1, "{asm}");
+}
 
 /// Gather coordinates whose lanes already sit in registers are read in
 /// place through the fetch's source swizzle (CTM `US_TEX_ADDR`
