@@ -199,12 +199,11 @@ impl Selector<'_> {
         let clear = |i: usize| ins.get(i).is_some_and(|&x| self.sign_clear(x, depth + 1));
         let same = ins.len() >= 2 && ins[0] == ins[1];
         match &self.m.node(v.node).op {
-            Op::Const(c) => match c {
-                ctm_frontend::value::Value::Float { lanes, width } => lanes[..usize::from(*width)]
-                    .iter()
-                    .all(|l| l.is_sign_positive()),
-                _ => false,
-            },
+            Op::Const(ctm_frontend::value::Value::Float { lanes, width }) => lanes
+                [..usize::from(*width)]
+                .iter()
+                .all(|l| l.is_sign_positive()),
+            Op::Const(_) => false,
             Op::Index | Op::Domain => true,
             Op::Unary(UnOp::FAbs | UnOp::FExp2) => true,
             Op::Swizzle(_) | Op::Splat(_) => clear(0),
