@@ -21,7 +21,6 @@
 use smallvec::SmallVec;
 
 use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Special, Src, Unit, VReg};
-use crate::isa::InputModifier;
 
 /// Removes the copies of every block of `mir`.
 pub fn run(mir: &mut Mir) {
@@ -62,15 +61,7 @@ fn walk(mir: &mut Mir, nodes: &mut [Node], defs: &[u32], readers: &mut [SmallVec
 /// The lanes of `t` a bit-exact copy reads (one per result lane), if
 /// `op` is such a copy of `t`.
 fn copied_lanes(op: &MirOp, t: VReg) -> Option<SmallVec<[u8; 4]>> {
-    if op.alu != Some(AluKind::Max)
-        || !op.omod_off
-        || op.clamp
-        || op.scale != 0
-        || op.presub.is_some()
-        || op.args.len() != 2
-        || op.args[0] != op.args[1]
-        || op.args[0].src != Src::Reg(t)
-        || op.args[0].modifier != InputModifier::None
+    if op.copy_source().is_none_or(|a| a.src != Src::Reg(t))
         || matches!(
             op.special,
             Special::AluResult(_) | Special::Predicate(_) | Special::Umrt

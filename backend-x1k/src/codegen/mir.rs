@@ -252,6 +252,24 @@ pub struct MirOp {
 }
 
 impl MirOp {
+    /// The source of a bit-exact lane copy: `MAX(v, v)` with the output
+    /// modifier off (CTM §3.3.5), no clamp, scale or presubtract, `v` a
+    /// register read without an input modifier. What the op writes
+    /// (`special`) is the caller's to check.
+    pub fn copy_source(&self) -> Option<Operand> {
+        let a = *self.args.first()?;
+        let copy = self.alu == Some(AluKind::Max)
+            && self.omod_off
+            && !self.clamp
+            && self.scale == 0
+            && self.presub.is_none()
+            && self.args.len() == 2
+            && self.args[1] == a
+            && a.modifier == InputModifier::None
+            && matches!(a.src, Src::Reg(_));
+        copy.then_some(a)
+    }
+
     /// Every virtual register this op reads.
     pub fn reads(&self) -> impl Iterator<Item = VReg> + '_ {
         let pre = self

@@ -24,10 +24,9 @@
 //! registers is CK0071.
 
 use super::CodegenError;
-use super::mir::{AluKind, Lane, Special, Src};
+use super::mir::{Lane, Special, Src};
 use super::mir::{Mir, Node, OpId, RegClass, VReg};
 use super::sched::Bundle;
-use crate::isa::InputModifier;
 use ctm_frontend::Code;
 use smallvec::SmallVec;
 
@@ -357,20 +356,12 @@ fn full_copy(mir: &Mir, op: &super::mir::MirOp) -> Option<(VReg, VReg)> {
     let (d, 0) = op.dest? else {
         return None;
     };
-    let a = op.args.first()?;
+    let a = op.copy_source()?;
     let Src::Reg(s) = a.src else {
         return None;
     };
     let (di, si) = (mir.vreg(d), mir.vreg(s));
-    let plain = op.alu == Some(AluKind::Max)
-        && op.omod_off
-        && !op.clamp
-        && op.scale == 0
-        && op.presub.is_none()
-        && op.special == Special::None
-        && op.args.len() == 2
-        && op.args[1] == *a
-        && a.modifier == InputModifier::None;
+    let plain = op.special == Special::None;
     let shape = op.width == di.width
         && di.width == si.width
         && di.class == si.class

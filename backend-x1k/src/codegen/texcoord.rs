@@ -82,18 +82,7 @@ fn drop_ops(nodes: &mut [Node], removed: &[OpId]) {
 /// `op` is a plain lane copy `MAX(v, v)` (OMOD off, no modifier, no
 /// clamp) of register lanes: its source.
 fn copy_source(op: &MirOp) -> Option<Operand> {
-    let a = *op.args.first()?;
-    let ok = op.alu == Some(AluKind::Max)
-        && op.omod_off
-        && !op.clamp
-        && op.scale == 0
-        && op.presub.is_none()
-        && op.special == Special::None
-        && op.args.len() == 2
-        && op.args[1] == a
-        && a.modifier == InputModifier::None
-        && matches!(a.src, Src::Reg(_));
-    ok.then_some(a)
+    op.copy_source().filter(|_| op.special == Special::None)
 }
 
 /// Makes the fetch at `ops[j]` read its coordinates in place when they
