@@ -33,7 +33,7 @@ fn pairs() -> (Vec<f32>, Vec<f32>) {
         1e-37,
     ];
     let value = |rng: &mut Rng| {
-        let k = rng.next();
+        let k = rng.next_u64();
         if k.is_multiple_of(16) {
             specials[(k >> 8) as usize % specials.len()]
         } else {

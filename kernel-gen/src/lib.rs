@@ -42,6 +42,7 @@ mod args;
 mod build;
 mod builtin;
 mod ctx;
+pub mod examples;
 mod expr;
 mod items;
 mod loops;

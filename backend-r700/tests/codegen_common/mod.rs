@@ -85,17 +85,11 @@ pub fn example(name: &str) -> Executable {
 }
 
 use ctm_backend_r700::abi::Bindings;
-use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
+use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, UniformValue};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::tast::{Kernel, ParamKind};
-use ctm_frontend::types::Type;
 use ctm_frontend::value::Value;
 use ctm_sim::r700::{Launch, Machine, RunResult, TexFormat, Texture};
-
-/// Spec §7: kernels without transcendentals (or divisions).
-pub const TOL_EXACT: f32 = 1e-5;
-/// Spec §7: kernels with transcendentals.
-pub const TOL_TRANSCENDENTAL: f32 = 2e-3;
 
 /// A uniform's cb0 lanes (ABI §3.1).
 fn lanes_of(v: &Value) -> [u32; 4] {
@@ -281,154 +275,9 @@ pub fn check_kernel(
     Ok(run)
 }
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
-    }
-    /// The next 64 bits.
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [lo, hi).
-    pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
-        let u = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * u
-    }
-}
-
-/// Random arguments for `kernel` over `domain`, each parameter drawn from
-/// `ranges(name)`.
-pub fn args_for(
-    kernel: &Kernel,
-    domain: (usize, usize),
-    seed: u64,
-    ranges: fn(&str) -> (f32, f32),
-) -> KernelArgs {
-    let mut rng = Rng::new(seed);
-    let (w, h) = domain;
-    let params = kernel
-        .params
-        .iter()
-        .map(|p| {
-            let (lo, hi) = ranges(&p.name);
-            let mut f = || rng.float(lo, hi);
-            match p.kind {
-                ParamKind::Uniform(Type::Bool) => {
-                    ParamData::Uniform(UniformValue::Value(Value::Bool(f() >= 0.5)))
-                }
-                ParamKind::Uniform(Type::I32) => {
-                    let v = (f().floor() as i32).clamp(lo as i32, hi as i32);
-                    ParamData::Uniform(UniformValue::Value(Value::I32(v)))
-                }
-                ParamKind::Uniform(Type::Mat4) => {
-                    let mut m = [0.0; 16];
-                    for x in &mut m {
-                        *x = f();
-                    }
-                    ParamData::Uniform(UniformValue::Mat4(m))
-                }
-                ParamKind::Uniform(Type::Array(a)) => ParamData::Uniform(UniformValue::Array(
-                    (0..a.len)
-                        .map(|_| match a.elem.ty() {
-                            Type::I32 => Value::I32(f().floor() as i32),
-                            t => {
-                                let v: Vec<f32> =
-                                    (0..t.float_width().unwrap_or(1)).map(|_| f()).collect();
-                                Value::floats(&v)
-                            }
-                        })
-                        .collect(),
-                )),
-                ParamKind::Uniform(t) => {
-                    let n = t.float_width().unwrap_or(1) as usize;
-                    let v: Vec<f32> = (0..n).map(|_| f()).collect();
-                    ParamData::Uniform(UniformValue::Value(Value::floats(&v)))
-                }
-                ParamKind::Input(s) => {
-                    let c = s.channels();
-                    let n = w * h * c;
-                    let buffer = match s {
-                        ctm_frontend::types::StreamType::Unorm8x4 => {
-                            StreamBuffer::U8((0..n).map(|_| f().clamp(0.0, 255.0) as u8).collect())
-                        }
-                        ctm_frontend::types::StreamType::U16 => StreamBuffer::U16(
-                            (0..n).map(|_| f().clamp(0.0, 65535.0) as u16).collect(),
-                        ),
-                        _ => StreamBuffer::F32((0..n).map(|_| f()).collect()),
-                    };
-                    ParamData::Input(StreamData {
-                        width: w,
-                        height: h,
-                        channels: c,
-                        buffer,
-                    })
-                }
-                ParamKind::Output(_) | ParamKind::Scatter => ParamData::Output,
-            }
-        })
-        .collect();
-    KernelArgs { domain, params }
-}
-
-/// (example, domain, tolerance, parameter ranges).
-pub type Case = (&'static str, (usize, usize), f32, fn(&str) -> (f32, f32));
-
-/// The differential cases: every example with a kernel (the reductions
-/// run their pass kernel elsewhere).
-pub const CASES: &[Case] = &[
-    ("saxpy", (9, 7), TOL_EXACT, |_| (-10.0, 10.0)),
-    ("threshold", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("mandelbrot", (9, 7), TOL_EXACT, |p| match p {
-        "center" => (-1.0, 0.3),
-        _ => (0.05, 0.3),
-    }),
-    ("convolution", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("polynomial", (9, 7), TOL_EXACT, |_| (-1.0, 1.0)),
-    ("blend", (9, 7), TOL_EXACT, |p| match p {
-        "weight" | "use_max" => (0.0, 1.0),
-        _ => (-10.0, 10.0),
-    }),
-    ("collatz", (9, 7), TOL_EXACT, |_| (1.0, 100.0)),
-    ("grayscale", (9, 7), TOL_EXACT, |_| (0.0, 256.0)),
-    ("hash", (9, 7), TOL_EXACT, |_| (-1000.0, 1000.0)),
-    ("matmul", (9, 7), TOL_EXACT, |p| match p {
-        "k" => (0.0, 9.0),
-        _ => (-2.0, 2.0),
-    }),
-    ("transform", (9, 7), TOL_EXACT, |_| (-4.0, 4.0)),
-    ("transpose", (7, 7), TOL_EXACT, |_| (-100.0, 100.0)),
-    ("black_scholes", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "rate" => (0.0, 0.1),
-        "volatility" => (0.1, 0.5),
-        "years" => (0.25, 5.0),
-        _ => (10.0, 100.0),
-    }),
-    ("cbrt", (9, 7), TOL_TRANSCENDENTAL, |_| (-100.0, 100.0)),
-    ("nbody", (9, 3), TOL_TRANSCENDENTAL, |p| match p {
-        "count" => (0.0, 9.0),
-        "softening" => (0.1, 1.0),
-        _ => (0.1, 10.0),
-    }),
-    ("normals", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "scale" => (0.1, 2.0),
-        _ => (0.0, 1000.0),
-    }),
-    ("ripple", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "time" => (0.0, 10.0),
-        _ => (0.0, 1.0),
-    }),
-    ("tonemap", (9, 7), TOL_TRANSCENDENTAL, |p| match p {
-        "exposure" => (-2.0, 2.0),
-        "posterize" | "vignette" => (0.0, 1.0),
-        _ => (0.0, 10.0),
-    }),
-];
+/// The examples' differential cases and argument ranges (shared with the
+/// other code generator's tests).
+#[allow(unused_imports)]
+pub use ctm_kernel_gen::examples::{
+    CASES, Case, Ranges, TOL_EXACT, TOL_TRANSCENDENTAL, XorShift as Rng, args_for,
+};
