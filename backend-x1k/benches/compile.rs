@@ -7,61 +7,33 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ctm_backend_x1k::codegen::{Options, compile, compile_kernel, cost::X1kCost};
-use ctm_frontend::{CheckOptions, Target};
+use ctm_frontend::Target;
 use ctm_ir::passes::OptLevel;
+use ctm_kernel_gen::examples::{X1K_CASES, example_program};
 use std::hint::black_box;
-use std::path::Path;
 
-const EXAMPLES: &[&str] = &[
-    "black_scholes",
-    "blend",
-    "cbrt",
-    "collatz",
-    "convolution",
-    "grayscale",
-    "mandelbrot",
-    "matmul",
-    "nbody",
-    "normals",
-    "polynomial",
-    "ripple",
-    "saxpy",
-    "threshold",
-    "tonemap",
-    "transform",
-    "transpose",
-];
-
+/// The checked program of the example `name`.
 fn program(name: &str) -> ctm_frontend::tast::Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
-    let src = std::fs::read_to_string(path).expect("example");
-    ctm_frontend::compile(
-        &src,
-        &CheckOptions {
-            target: Target::X1k,
-        },
-    )
-    .program
-    .expect("checks")
+    example_program(name, Target::X1k)
 }
 
 fn bench(c: &mut Criterion) {
     let options = Options::default();
     let mut pipeline = c.benchmark_group("x1k pipeline");
-    for name in EXAMPLES {
+    for &(name, ..) in X1K_CASES {
         let p = program(name);
         let k = &p.kernels[0];
-        pipeline.bench_function(*name, |b| {
+        pipeline.bench_function(name, |b| {
             b.iter(|| compile_kernel(black_box(&p), k, OptLevel::O2, &options).expect("compiles"))
         });
     }
     pipeline.finish();
     let mut codegen = c.benchmark_group("x1k codegen");
-    for name in EXAMPLES {
+    for &(name, ..) in X1K_CASES {
         let p = program(name);
         let m = ctm_ir::lower::lower_kernel(&p, &p.kernels[0]);
         let v = ctm_ir::passes::pipeline(m, OptLevel::O2, &X1kCost).expect("optimises");
-        codegen.bench_function(*name, |b| {
+        codegen.bench_function(name, |b| {
             b.iter(|| compile(black_box(&v), &options).expect("compiles"))
         });
     }

@@ -9,6 +9,22 @@ use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, Unifor
 use ctm_frontend::tast::{Kernel, ParamKind};
 use ctm_frontend::types::{StreamType, Type};
 use ctm_frontend::value::Value;
+use ctm_frontend::{CheckOptions, Target};
+use std::path::Path;
+
+/// The text of `examples/{name}.ck` (test support: panics if it is missing).
+pub fn example_source(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The checked program of `examples/{name}.ck` for `target` (test support:
+/// panics if it does not check).
+pub fn example_program(name: &str, target: Target) -> ctm_frontend::tast::Program {
+    ctm_frontend::compile(&example_source(name), &CheckOptions { target })
+        .program
+        .unwrap_or_else(|| panic!("{name} does not check for {target:?}"))
+}
 
 /// Spec §7: kernels without transcendentals (or divisions).
 pub const TOL_EXACT: f32 = 1e-5;

@@ -8,7 +8,6 @@ use ctm_backend_r700::codegen::{CodegenError, compile, optimize_for_r700};
 use ctm_frontend::types::StreamType;
 use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
-use std::path::Path;
 
 /// Every example.
 pub const EXAMPLES: &[&str] = &[
@@ -36,9 +35,7 @@ pub const EXAMPLES: &[&str] = &[
 
 /// The checked program of `examples/{name}.ck` for the R700.
 pub fn example_program(name: &str) -> ctm_frontend::tast::Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
-    let src = std::fs::read_to_string(path).expect("example");
-    checked(&src).unwrap_or_else(|| panic!("{name} does not check"))
+    ctm_kernel_gen::examples::example_program(name, Target::R700)
 }
 
 /// The checked program of `src` for the R700.

@@ -8,28 +8,18 @@
 use ctm_backend_x1k::Program;
 use ctm_backend_x1k::abi::{Bindings, IntSource};
 use ctm_backend_x1k::codegen::compile_kernel;
+use ctm_frontend::Target;
 use ctm_frontend::data::{KernelArgs, ParamData, StreamBuffer, StreamData, UniformValue};
 use ctm_frontend::interp::{RunOptions, run_kernel};
 use ctm_frontend::tast::{Kernel, ParamKind};
 use ctm_frontend::value::Value;
-use ctm_frontend::{CheckOptions, Target};
 use ctm_ir::passes::OptLevel;
 use ctm_sim::x1k::dpp::{DppOptions, DppRun, run_program};
 use ctm_sim::x1k::interface::{self, DppMemory};
-use std::path::Path;
 
 /// The checked program of `examples/{name}.ck`.
 pub fn example_program(name: &str) -> ctm_frontend::tast::Program {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ck"));
-    let src = std::fs::read_to_string(path).expect("example");
-    ctm_frontend::compile(
-        &src,
-        &CheckOptions {
-            target: Target::X1k,
-        },
-    )
-    .program
-    .unwrap_or_else(|| panic!("{name} does not check"))
+    ctm_kernel_gen::examples::example_program(name, Target::X1k)
 }
 
 /// The compiled first kernel of `examples/{name}.ck`.
