@@ -474,3 +474,31 @@ fn generated_kernel_agrees(seed: u64, levels: &[OptLevel]) {
             .unwrap_or_else(|e| panic!("{level:?}: {e}"));
     }
 }
+
+/// `index() / domain()` is one vec2 MAD by the reciprocal lanes the loader
+/// fills into the domain constant (`docs/abi-x1k.md` §3: width, height,
+/// 1/width, 1/height): no `RCP`, no `SOP` copies. A width that is not a
+/// power of two (7×5) agrees with the reference too (within one ulp).
+#[test]
+fn division_by_the_domain_reads_its_reciprocal() {
+    let src = "kernel k(r: Out<vec4>) {
+                   let uv = index() / domain();
+                   r = vec4(uv, 1.0 / domain().y, rcp(domain().x));
+               }";
+    let (asm, alu) = compiled(src, TOL_EXACT);
+    assert!(!asm.contains("rcp("), "{asm}");
+    assert!(!asm.contains("sop("), "{asm}");
+    assert!(alu <= 2, "{asm}");
+    let c = compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = c.program.expect("checks");
+    let k = &program.kernels[0];
+    let args = args_for(k, (7, 5), 0, |_| (-2.0, 2.0));
+    if let Err(e) = check(&program, k, &args, TOL_EXACT) {
+        panic!("7x5: {e}");
+    }
+}
