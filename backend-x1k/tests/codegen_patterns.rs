@@ -502,3 +502,36 @@ fn division_by_the_domain_reads_its_reciprocal() {
         panic!("7x5: {e}");
     }
 }
+
+/// A gather at `vec2(k, 0.0)` in a loop (nbody's `bodies[vec2(k, 0.0)]`):
+/// the counter lives in the coordinate register beside the 0.0, which is
+/// written once before the loop, together with the counter's start (one
+/// move for both). The loop is the fetch, the sum and the increment: no
+/// lane moves per iteration.
+#[test]
+fn a_literal_coordinate_lane_is_written_before_the_loop() {
+    let (asm, alu) = compiled_in(
+        "kernel k(n: i32, a: In<f32>, c: Out<f32>) {
+             let mut acc = 0.0;
+             for t in 0..n {
+                 acc += a[vec2(t as f32, 0.0)];
+             }
+             c = acc;
+         }",
+        TOL_EXACT,
+        |name| if name == "n" { (0.0, 9.0) } else { (-2.0, 2.0) },
+    );
+    let body = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        !body.contains("omod_off"),
+        "a coordinate move is back:\n{asm}"
+    );
+    // One instruction before the loop (the counter's start and the 0.0,
+    // beside the sum's start), the increment in the loop, the output.
+    assert_eq!(alu, 3, "{asm}");
+}
