@@ -35,6 +35,7 @@
 
 use super::mir::{
     AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
+    for_each_block,
 };
 use crate::isa::InputModifier;
 
@@ -168,17 +169,9 @@ fn hoist(nodes: &mut Vec<Node>, fetch: OpId, op: OpId) -> Found {
 
 /// Removes the ops in `removed` (sorted) from every block.
 fn drop_ops(nodes: &mut [Node], removed: &[OpId]) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => ops.retain(|id| removed.binary_search(id).is_err()),
-            Node::If { then, else_, .. } => {
-                drop_ops(then, removed);
-                drop_ops(else_, removed);
-            }
-            Node::Loop { body, .. } => drop_ops(body, removed),
-            Node::Break { .. } => {}
-        }
-    }
+    for_each_block(nodes, &mut |ops| {
+        ops.retain(|id| removed.binary_search(id).is_err())
+    });
 }
 
 /// `op` is a plain lane copy `MAX(v, v)` (OMOD off, no modifier, no
