@@ -535,3 +535,29 @@ fn a_literal_coordinate_lane_is_written_before_the_loop() {
     // beside the sum's start), the increment in the loop, the output.
     assert_eq!(alu, 3, "{asm}");
 }
+
+/// Two outputs of an `if` (the cbrt example's `r` and `steps`): the
+/// second is written by the op computing it in each branch (CTM §3.3.8:
+/// any ALU instruction may write a render target), the first by the
+/// program's last instruction, which must be an `OUT` anyway (CTM §3.1):
+/// one instruction after the `endif`, not two.
+#[test]
+fn a_branch_writes_its_output() {
+    let program = codegen_common::example_program("cbrt");
+    let k = &program.kernels[0];
+    let p = compile_kernel(&program, k, OptLevel::O2, &Default::default()).expect("compiles");
+    for seed in 0..3 {
+        let args = args_for(k, (8, 8), seed, |_| (-2.0, 2.0));
+        if let Err(e) = check(&program, k, &args, TOL_TRANSCENDENTAL) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    let asm = isa::format_program(&p.insts);
+    let after: Vec<&str> = asm
+        .lines()
+        .skip_while(|l| !l.contains("# endif"))
+        .skip(1)
+        .collect();
+    assert_eq!(after.len(), 1, "{asm}");
+    assert_eq!(asm.matches("out o1.r").count(), 2, "{asm}");
+}
