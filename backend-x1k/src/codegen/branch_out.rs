@@ -9,8 +9,8 @@
 //! instead, and the copy goes: cbrt's second output.
 //!
 //! Only where it saves an instruction: the program's last instruction
-//! must be an `OUT` (CTM §3.1, "the last instruction must be an OUTPUT
-//! instruction, even if the output mask is zero"), so a copy that is the
+//! must be an `OUT` (CTM §3.1: "The last instruction must be an OUTPUT
+//! instruction (even if the output mask is zero)"), so a copy that is the
 //! only output op after the `if` is removed only to come back as an
 //! empty `OUT` (`hazards::final_out`). The block after the `if` must keep
 //! another output op.
