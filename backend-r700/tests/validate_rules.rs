@@ -733,3 +733,48 @@ proptest! {
         }
     }
 }
+
+/// ALU_ELSE_AFTER's stack effect is `CfAluOp::pushes` (shared with the
+/// simulator, `docs/isa-r700.md` §6 #26): one subentry per PRED_SET* of
+/// its clause, none without one.
+#[test]
+fn alu_else_after_pushes_per_pred_set() {
+    // No PRED_SET*: no push, so a POP after it underflows at top level ...
+    expect(
+        &flow(vec![
+            alu_op(CfAluOp::AluElseAfter),
+            pops(cf(CfOp::Pop, 2), 1),
+            end(),
+        ]),
+        Rule::StackUnderflow,
+    );
+    // ... and it switches an if/else between a push and a pop.
+    clean(&flow(vec![
+        alu_op(CfAluOp::AluPushBefore),
+        alu_op(CfAluOp::AluElseAfter),
+        alu_op(CfAluOp::AluPopAfter),
+        end(),
+    ]));
+    // With a PRED_SET*: one push, which the POP after it balances.
+    let mut set = AluInst::op2(Op2::PredSetgt, d(1, X), [r(1, X), one()]);
+    if let AluForm::Op2(f) = &mut set.form {
+        f.write_mask = false;
+        f.update_pred = true;
+        f.update_exec_mask = true;
+    }
+    let mut p = flow(vec![
+        alu_op(CfAluOp::AluElseAfter),
+        pops(cf(CfOp::Pop, 2), 1),
+        end(),
+    ]);
+    p.clauses.insert(
+        3,
+        Clause::Alu(AluClause {
+            groups: vec![grp(&[set])],
+        }),
+    );
+    clean(&p);
+    // Without the POP the push is still open at the end.
+    p.cf[1] = CfInst::Cf(CfGeneral::new(CfOp::Nop));
+    expect(&p, Rule::EndOfProgramNested);
+}

@@ -9,7 +9,11 @@
 //!   part, `ELSE` jumping to the `POP`, the other part, `POP pop:1`
 //!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end); no
 //!   `JUMP` where the taken part is at most one small ALU clause (it runs
-//!   with no element active instead of being jumped over);
+//!   with no element active instead of being jumped over); where the
+//!   taken part ends in a plain `ALU` clause with no `PRED_SET*` and the
+//!   other part is that cheap too, the clause becomes `ALU_ELSE_AFTER`
+//!   and replaces the `ELSE` (`CfAluOp::pushes`: no push without a
+//!   `PRED_SET*`, then ELSE; `docs/isa-r700.md` §6 #26);
 //! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
 //!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
 //!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
@@ -612,18 +616,37 @@ impl Emitter<'_> {
                     // runs idle instead (no element writes: the clause's
                     // instructions honour the active mask, §3.6.1), one CF
                     // instruction fewer.
-                    let jump = if self.idle_cheap(at + 1) {
+                    let mut jump = if self.idle_cheap(at + 1) {
                         self.remove_cf(at);
                         None
                     } else {
                         Some(at)
                     };
+                    // The ELSE, or the taken part's last clause turned
+                    // ALU_ELSE_AFTER: the other part starts after it.
                     let mut else_at = None;
                     if !els.is_empty() {
-                        else_at = Some(self.cf.len());
+                        let e = self.cf.len();
                         self.cf.push(general(CfOp::Else, 0, 0));
                         self.items(els)?;
                         self.tex_run = None;
+                        else_at = Some(e);
+                        // Only where the other part is cheap to run idle
+                        // (ALU_ELSE_AFTER cannot jump over it, L1187).
+                        let first_taken = jump.map_or(at, |j| j + 1);
+                        if self.idle_cheap(e + 1)
+                            && let Some(k) = self.else_after(first_taken, e)
+                        {
+                            self.remove_cf(e);
+                            else_at = Some(k);
+                            if jump.is_some() && k == first_taken {
+                                // The JUMP would land on the next
+                                // instruction: the clause runs idle instead.
+                                self.remove_cf(at);
+                                jump = None;
+                                else_at = Some(k - 1);
+                            }
+                        }
                     }
                     let first = else_at.map_or(jump.map_or(at, |j| j + 1), |e| e + 1);
                     let end = match self.pop_after(first) {
@@ -689,6 +712,32 @@ impl Emitter<'_> {
                     })
             }
             _ => false,
+        }
+    }
+
+    /// The `ELSE` at `else_at` merged into the taken part's last CF
+    /// instruction (just before it) when that is a plain `ALU` clause at
+    /// or after `first` with no `PRED_SET*`: it becomes `ALU_ELSE_AFTER`,
+    /// which then pushes nothing and inverts the branch's pixels after
+    /// the clause (`CfAluOp::pushes`, `docs/isa-r700.md` §6 #26), one CF
+    /// instruction fewer. Unlike the `ELSE` it replaces it cannot jump
+    /// (L1187): where no element takes the other part, that part runs
+    /// idle, so the caller merges only before a part that is cheap to
+    /// run idle. Returns its index; the caller removes the `ELSE`.
+    fn else_after(&mut self, first: usize, else_at: usize) -> Option<usize> {
+        let last = else_at.checked_sub(1)?;
+        if last < first {
+            return None;
+        }
+        let plain = self.clauses.iter().any(|(idx, p)| {
+            *idx == last && matches!(p, Pending::Alu(c) if c.pred_set_count() == 0)
+        });
+        match &mut self.cf[last] {
+            CfInst::Alu(a) if a.op == CfAluOp::Alu && plain => {
+                a.op = CfAluOp::AluElseAfter;
+                Some(last)
+            }
+            _ => None,
         }
     }
 
