@@ -76,6 +76,47 @@ struct Emitter<'a> {
     depth_subs: u32,
     stack: u32,
     tex_run: Option<usize>,
+    /// Walk position of the last group or item emitted.
+    pos: u32,
+    /// ALU clauses emitted so far.
+    alu_clauses: u32,
+    map: ClauseMap,
+}
+
+/// Which ALU clause each scheduled group landed in, by `regalloc`'s walk
+/// position (one per scheduled group or other item, in CF order, from 1):
+/// what decides whether a clause-local value may live in a clause
+/// temporary, which is "not preserved past the end of a clause" (manual
+/// L1299, L1301). A group split by the bank-swizzle search whose halves
+/// fall in two clauses is in none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClauseMap(Vec<u32>);
+
+impl ClauseMap {
+    /// No clause (not an ALU group, or a group cut in two).
+    const NONE: u32 = 0;
+    const STRADDLES: u32 = u32::MAX;
+
+    fn note(&mut self, pos: u32, clause: u32) {
+        let p = pos as usize;
+        if self.0.len() <= p {
+            self.0.resize(p + 1, Self::NONE);
+        }
+        self.0[p] = match self.0[p] {
+            Self::NONE => clause,
+            c if c == clause => clause,
+            _ => Self::STRADDLES,
+        };
+    }
+
+    /// Whether the groups at walk positions `from` and `to` (and so all
+    /// between them, clauses being runs of consecutive groups) are in one
+    /// ALU clause.
+    pub fn same_clause(&self, from: u32, to: u32) -> bool {
+        let at = |p: u32| self.0.get(p as usize).copied().unwrap_or(Self::NONE);
+        let c = at(from);
+        c != Self::NONE && c != Self::STRADDLES && at(to) == c
+    }
 }
 
 fn chan(c: u8) -> Chan {
@@ -271,10 +312,12 @@ impl Emitter<'_> {
         &self,
         ops: &[AluOp],
         groups: &[super::sched::Group],
-    ) -> Result<Vec<(AluGroup, bool, bool)>, CodegenError> {
+    ) -> Result<Vec<(AluGroup, bool, bool, usize)>, CodegenError> {
         let mut out = Vec::new();
-        let mut work: Vec<SmallVec<[(usize, Slot); 5]>> = groups.iter().rev().cloned().collect();
-        while let Some(mut members) = work.pop() {
+        // Each work item remembers the scheduled group it comes from.
+        let mut work: Vec<(usize, SmallVec<[(usize, Slot); 5]>)> =
+            groups.iter().cloned().enumerate().rev().collect();
+        while let Some((origin, mut members)) = work.pop() {
             // After a split a Trans op may find its element's vector unit
             // free; the hardware's unit assignment (§4.4, PREFER_VECTOR)
             // then moves it there, so list it there.
@@ -300,7 +343,7 @@ impl Emitter<'_> {
                         .iter()
                         .any(|s| matches!(s.src, Src::ConstRel { .. }))
                 });
-                out.push((g, mova, rel));
+                out.push((g, mova, rel, origin));
                 continue;
             }
             let closing = members
@@ -344,14 +387,14 @@ impl Emitter<'_> {
                 && let Some(k) = later
             {
                 let (moved, rest) = split(k);
-                work.push(moved);
-                work.push(rest);
+                work.push((origin, moved));
+                work.push((origin, rest));
             } else if distinct > 1
                 && let Some(k) = earlier
             {
                 let (moved, rest) = split(k);
-                work.push(rest);
-                work.push(moved);
+                work.push((origin, rest));
+                work.push((origin, moved));
             } else {
                 return Err(CodegenError::internal(
                     "gpr-read-port",
@@ -371,17 +414,24 @@ impl Emitter<'_> {
 
     fn items(&mut self, items: &[SItem]) -> Result<(), CodegenError> {
         for it in items {
+            if let SItem::Other(_) = it {
+                self.pos += 1;
+            }
             match it {
                 SItem::Seg(seg) => {
                     self.tex_run = None;
                     let push = seg.ops.last().is_some_and(|o| o.role == Role::Predicate);
                     let groups = self.groups(&seg.ops, &seg.groups)?;
+                    // Walk positions of this segment's scheduled groups
+                    // (`regalloc`'s numbering: one per group or item).
+                    let base = self.pos;
+                    self.pos += seg.groups.len() as u32;
                     // AR is live at boundary b when a relative read at or
                     // after b follows a MOVA before b.
                     let n = groups.len();
                     let mut live = vec![false; n + 1];
                     let mut pending = false;
-                    for (b, (_, mova, rel)) in groups.iter().enumerate() {
+                    for (b, (_, mova, rel, _)) in groups.iter().enumerate() {
                         if *mova {
                             pending = false;
                         }
@@ -415,7 +465,7 @@ impl Emitter<'_> {
                     let mut tail = 0;
                     let mut set_at: Option<usize> = None;
                     let mut pred_live = vec![false; n + 1];
-                    for (b, (g, _, _)) in groups.iter().enumerate() {
+                    for (b, (g, _, _, _)) in groups.iter().enumerate() {
                         let uses = g.insts.iter().any(|i| i.pred_sel != PredSel::Off);
                         if uses {
                             if let Some(p) = set_at {
@@ -484,6 +534,11 @@ impl Emitter<'_> {
                             barrier: true,
                         }));
                         self.clauses.push((idx, Pending::Alu(clause)));
+                        self.alu_clauses += 1;
+                        let id = self.alu_clauses;
+                        for g in &groups[start..end] {
+                            self.map.note(base + 1 + g.3 as u32, id);
+                        }
                         start = end;
                     }
                 }
@@ -853,6 +908,15 @@ pub fn emit(
     alloc: &Allocation,
     chans: &Channels,
 ) -> Result<(Program, u32), CodegenError> {
+    emit_mapped(items, alloc, chans).map(|(p, _)| p)
+}
+
+/// [`emit`], with the ALU clause each scheduled group landed in.
+pub fn emit_mapped(
+    items: &[SItem],
+    alloc: &Allocation,
+    chans: &Channels,
+) -> Result<((Program, u32), ClauseMap), CodegenError> {
     let mut e = Emitter {
         alloc,
         chans,
@@ -862,6 +926,9 @@ pub fn emit(
         depth_subs: 0,
         stack: 0,
         tex_run: None,
+        pos: 0,
+        alu_clauses: 0,
+        map: ClauseMap::default(),
     };
     e.items(items)?;
     // The last export is EXPORT_DONE and ends the program.
@@ -926,5 +993,5 @@ pub fn emit(
             }
         }
     }
-    Ok((program, e.stack))
+    Ok(((program, e.stack), e.map))
 }
