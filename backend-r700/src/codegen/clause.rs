@@ -57,6 +57,9 @@ use crate::isa::{
 /// branches instead of predicating.
 pub const PREDICATE_CROSSES_CLAUSE: &str = "predicate-crosses-clause";
 
+/// A group's ops and their slots.
+type Members = SmallVec<[(usize, Slot); 5]>;
+
 /// ALU clause size limit in slots (Table 3.2, L816).
 pub const MAX_ALU_SLOTS: usize = 128;
 /// TEX clause size limit (Table 3.2 L817-818; the manual's 8, digest R34).
@@ -315,8 +318,7 @@ impl Emitter<'_> {
     ) -> Result<Vec<(AluGroup, bool, bool, usize)>, CodegenError> {
         let mut out = Vec::new();
         // Each work item remembers the scheduled group it comes from.
-        let mut work: Vec<(usize, SmallVec<[(usize, Slot); 5]>)> =
-            groups.iter().cloned().enumerate().rev().collect();
+        let mut work: Vec<(usize, Members)> = groups.iter().cloned().enumerate().rev().collect();
         while let Some((origin, mut members)) = work.pop() {
             // After a split a Trans op may find its element's vector unit
             // free; the hardware's unit assignment (§4.4, PREFER_VECTOR)
