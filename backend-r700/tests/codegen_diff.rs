@@ -331,7 +331,7 @@ fn if_else_shapes_with_alu_else_after_agree() {
                   i += 1.0;\n    }\n    r = s;\n}\n",
             else_after: [2, 1],
             elses: 0,
-            cf: [16, 13],
+            cf: [13, 10],
         },
         // The taken part's last clause holds the predicated inner `if`'s
         // PRED_SET (which ALU_ELSE_AFTER would push for): the ELSE stays.
@@ -360,6 +360,9 @@ fn if_else_shapes_with_alu_else_after_agree() {
             {
                 assert_eq!(count("ALU_ELSE_AFTER"), shape.else_after[l], "{listing}");
                 assert_eq!(count("ELSE"), shape.elses, "{listing}");
+                // A loop exits through its ALU_BREAK clause and LOOP_END.
+                assert_eq!(count("LOOP_BREAK"), 0, "{listing}");
+                assert_eq!(count("ALU_BREAK"), count("LOOP_END"), "{listing}");
                 if shape.cf[l] > 0 {
                     assert_eq!(exe.program.cf.len(), shape.cf[l], "{listing}");
                 }

@@ -15,10 +15,12 @@
 //!   and replaces the `ELSE` (`CfAluOp::pushes`: no push without a
 //!   `PRED_SET*`, then ELSE; `docs/isa-r700.md` §6 #26);
 //! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
-//!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
-//!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
-//!   leaves, `LOOP_BREAK`, `POP pop:1`, `LOOP_END` back to the body — the
-//!   shape LLVM 14 emits (§3.7.3); the trip count is a run-time value;
+//!   last clause is `ALU_BREAK` with `PRED_SETNE_INT continue, 0` (the
+//!   elements it turns off leave: Table 3.7 L1116), `LOOP_END` back to
+//!   the body; the trip count is a run-time value. (LLVM 14's shape,
+//!   `ALU_PUSH_BEFORE` with `PRED_SETE_INT`, `JUMP pop:1`, `LOOP_BREAK`,
+//!   `POP pop:1`, `LOOP_END`, is what the body is emitted as first;
+//!   `exit_by_alu_break` rewrites it);
 //! * exports last: `EXPORT` per output, `EXPORT_DONE` with
 //!   `END_OF_PROGRAM` on the last one (§3.1 L711, L795-797), or a CF `NOP`
 //!   with END_OF_PROGRAM when there is none; scatter writes are
@@ -35,7 +37,8 @@
 //! * every CF instruction has BARRIER set (results of one clause are read
 //!   by the next);
 //! * STACK_SIZE: the deepest nesting in entries, with subentries (one per
-//!   `ALU_PUSH_BEFORE`) four to an entry at wavefront width 64 (§3.6.5
+//!   `ALU_PUSH_BEFORE`, and one for a loop's `ALU_BREAK`, "PUSH, ALU,
+//!   ELSE, …, POP", L1116) four to an entry at wavefront width 64 (§3.6.5
 //!   L1060-1085).
 
 use smallvec::SmallVec;
@@ -48,7 +51,7 @@ use crate::isa::{
     AluClause, AluClauseAddr, AluDst, AluForm, AluGroup, AluInst, AluSlotCount, AluSrc, AluSrcSel,
     ArrayBase, ArraySize, BurstCount, CfAllocIo, CfAlu, CfAluOp, CfExport, CfExportOp, CfFlags,
     CfGeneral, CfInst, CfMem, CfMemOp, CfOp, Chan, Clause, CompMask, CoordType, ExportType,
-    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, PredSel,
+    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, Op2, PopCount, PredSel,
     Program, SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
 };
 
@@ -735,17 +738,23 @@ impl Emitter<'_> {
                     self.items(body)?;
                     self.depth_subs -= 1;
                     self.tex_run = None;
-                    let jump = self.cf.len();
-                    self.cf.push(general(CfOp::Jump, 0, 1));
-                    let brk = self.cf.len();
-                    self.cf.push(general(CfOp::LoopBreak, 0, 0));
-                    let pop = self.cf.len();
-                    self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
-                    let end = self.cf.len();
-                    self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
-                    set_addr(&mut self.cf[start], end as u32 + 1);
-                    set_addr(&mut self.cf[jump], end as u32);
-                    set_addr(&mut self.cf[brk], end as u32);
+                    if self.exit_by_alu_break() {
+                        let end = self.cf.len();
+                        self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
+                        set_addr(&mut self.cf[start], end as u32 + 1);
+                    } else {
+                        let jump = self.cf.len();
+                        self.cf.push(general(CfOp::Jump, 0, 1));
+                        let brk = self.cf.len();
+                        self.cf.push(general(CfOp::LoopBreak, 0, 0));
+                        let pop = self.cf.len();
+                        self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
+                        let end = self.cf.len();
+                        self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
+                        set_addr(&mut self.cf[start], end as u32 + 1);
+                        set_addr(&mut self.cf[jump], end as u32);
+                        set_addr(&mut self.cf[brk], end as u32);
+                    }
                     self.depth_entries -= 1;
                 }
             }
@@ -796,6 +805,52 @@ impl Emitter<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The loop body's exit test — its last CF instruction, an
+    /// `ALU_PUSH_BEFORE` clause ending in `PRED_SETE_INT continue, 0`,
+    /// which `JUMP pop:1`, `LOOP_BREAK`, `POP pop:1` follow — turned into
+    /// an `ALU_BREAK` clause ending in `PRED_SETNE_INT continue, 0`: the
+    /// active elements the `PRED_SET` turns off (those leaving) become
+    /// inactive-break (Table 3.7 L1116 "Change active pixels masked by ALU
+    /// to inactive-break", L2272, L7760), and `LOOP_END` follows directly:
+    /// three CF instructions fewer per loop. `LOOP_END` then exits when no
+    /// element is left (Table 3.7 L1100), as the skipped `LOOP_BREAK`'s
+    /// jump did. ALU_BREAK is "PUSH, ALU, ELSE, BREAK, POP" (L1116): its
+    /// transient push keeps the subentry the `ALU_PUSH_BEFORE` had in the
+    /// STACK_SIZE count. The same reading as the decaf Wii U emulator's
+    /// (`spirv_cf.cpp`: elements the clause made inactive become
+    /// inactive-break) and as the simulator's (`docs/sim-r700.md` §2.2).
+    fn exit_by_alu_break(&mut self) -> bool {
+        let Some(last) = self.cf.len().checked_sub(1) else {
+            return false;
+        };
+        if !matches!(&self.cf[last], CfInst::Alu(a) if a.op == CfAluOp::AluPushBefore) {
+            return false;
+        }
+        let Some(clause) = self.clauses.iter_mut().find_map(|(idx, p)| match p {
+            Pending::Alu(c) if *idx == last => Some(c),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let Some(group) = clause.groups.last_mut() else {
+            return false;
+        };
+        let mut flipped = false;
+        for inst in &mut group.insts {
+            if let AluForm::Op2(f) = &mut inst.form
+                && f.update_exec_mask
+                && f.op == Op2::PredSeteInt
+            {
+                f.op = Op2::PredSetneInt;
+                flipped = true;
+            }
+        }
+        if flipped && let CfInst::Alu(a) = &mut self.cf[last] {
+            a.op = CfAluOp::AluBreak;
+        }
+        flipped
     }
 
     /// Removes CF instruction `at`, whose address nothing refers to yet
