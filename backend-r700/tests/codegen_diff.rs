@@ -163,15 +163,69 @@ fn predicated_ifs_agree() {
         in_clause(l) && l.contains("pred:ONE") && l.contains("pred:ZERO")
     });
     // Nested: the inner `if` is predicated inside the outer one's taken
-    // part, which stays a branch (one predicate bit, §4.9.4).
+    // part, and so is the outer one (`predicate.rs` `nest`: the inner
+    // predicates AND the outer condition, which is set again after it).
     let nested = "kernel c(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
                   if y > 0.25 {\n        s = y * 2.0;\n        if y > 0.75 {\n            \
                   s = s + 10.0;\n        }\n        s = s - 1.0;\n    }\n    r = s;\n}\n";
     predicated_case(nested, OptLevel::O0, |l| {
-        l.contains("ALU_PUSH_BEFORE")
-            && l.contains("pred:ONE")
-            && l.matches("update_exec").count() == 1
+        in_clause(l)
+            && !l.contains("ALU_PUSH_BEFORE")
+            && l.contains("AND_INT")
+            && l.matches("update_pred").count() == 4
     });
+}
+
+/// Nested predication (`predicate.rs` `nest`): inner `if`s with and
+/// without an else part, two of them in one outer part, an inner `if`
+/// inside an outer if/else, all in one ALU clause — no
+/// `ALU_PUSH_BEFORE`, no `update_exec` — and agreeing with the reference
+/// where elements split at both levels, all take both, and none takes
+/// the outer one; three levels, the outer one a branch.
+#[test]
+fn nested_ifs_are_predicated_in_one_clause() {
+    let shapes = [
+        "kernel a(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+         if y > 0.25 {\n        s = y * 2.0;\n        if y > 0.75 {\n            s = s + 10.0;\n        \
+         } else {\n            s = s * 3.0;\n        }\n    }\n    r = s;\n}\n",
+        "kernel b(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    let mut t = 1.0;\n    \
+         if y > 0.2 {\n        s = y * 2.0;\n        if y > 0.5 {\n            s = s + 10.0;\n        }\n        \
+         t = s * s;\n        if y < 0.8 {\n            t = t - y;\n        } else {\n            \
+         t = t + 4.0;\n        }\n    } else {\n        t = y - 5.0;\n    }\n    r = s + t;\n}\n",
+        "kernel c(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = 0.0;\n    \
+         if y > 0.4 {\n        if y > 0.6 {\n            s = y * y;\n        } else {\n            \
+         s = y + 1.0;\n        }\n    } else {\n        s = y - 2.0;\n    }\n    r = s;\n}\n",
+        // Three levels: the middle `if` is predicated with the innermost
+        // one nested, and stays inside the outer `if`'s branch (an inner
+        // part already holding a nested `if`'s `PRED_SETGT_INT` is not
+        // nested again).
+        "kernel d(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+         if y > 0.2 {\n        s = s * 2.0;\n        if y > 0.4 {\n            s = s + 1.0;\n            \
+         if y > 0.6 {\n                s = s * 3.0;\n            }\n            s = s - 0.5;\n        }\n        \
+         s = s + y;\n    }\n    r = s;\n}\n",
+    ];
+    for src in shapes {
+        let program = codegen_common::checked(src).expect("checks");
+        let k = &program.kernels[0];
+        for level in [OptLevel::O0, OptLevel::O1] {
+            let exe = codegen_common::compile_program(&program, level).expect("compiles");
+            let listing = ctm_backend_r700::isa::format_program(&exe.program);
+            let levels = src.contains("kernel d");
+            assert_eq!(
+                listing.contains("update_exec"),
+                levels,
+                "{level:?}\n{listing}"
+            );
+            assert!(listing.contains("AND_INT"), "{level:?}\n{listing}");
+            for (lo, hi) in [(0.0, 1.0), (0.3, 0.7), (0.9, 1.0), (0.0, 0.15)] {
+                for seed in 0..2 {
+                    let args = scaled(args_for(k, (16, 8), seed, |_| (0.0, 1.0)), lo, hi);
+                    check_at(&program, &args, 1e-5, level)
+                        .unwrap_or_else(|e| panic!("{level:?} [{lo}, {hi}): {e}\n{listing}"));
+                }
+            }
+        }
+    }
 }
 
 /// At -O2 the cost model keeps an `if` whose two vector results are
