@@ -387,6 +387,20 @@ fn if_else_shapes_with_alu_else_after_agree() {
             elses: 0,
             cf: [13, 10],
         },
+        // A JUMP skips the taken part (it holds a loop) and would land on
+        // its last clause, too long (over 8 groups) to run idle: the
+        // ELSE stays (the loop's guard inside switches with
+        // ALU_ELSE_AFTER).
+        Shape {
+            src: "kernel f(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  if q.x > 0.5 {\n        let mut i = 0.0;\n        while i < q.y * 4.0 {\n            \
+                  s = s + dot(q, q);\n            i += 1.0;\n        }\n        \
+                  s = sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(s + 1.0)))))))));\n    } else {\n        \
+                  s = q.z - 1.0;\n    }\n    r = s;\n}\n",
+            else_after: [1, 1],
+            elses: 1,
+            cf: [0, 0],
+        },
         // The taken part's last clause holds the predicated inner `if`'s
         // PRED_SET (which ALU_ELSE_AFTER would push for): the ELSE stays.
         Shape {

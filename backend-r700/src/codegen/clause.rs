@@ -676,7 +676,7 @@ impl Emitter<'_> {
                     // runs idle instead (no element writes: the clause's
                     // instructions honour the active mask, §3.6.1), one CF
                     // instruction fewer.
-                    let mut jump = if self.idle_cheap(at + 1) {
+                    let jump = if self.idle_cheap(at + 1) {
                         self.remove_cf(at);
                         None
                     } else {
@@ -692,20 +692,17 @@ impl Emitter<'_> {
                         self.tex_run = None;
                         else_at = Some(e);
                         // Only where the other part is cheap to run idle
-                        // (ALU_ELSE_AFTER cannot jump over it, L1187).
+                        // (ALU_ELSE_AFTER cannot jump over it, L1187),
+                        // and where a JUMP skipping the taken part would
+                        // land on a clause small enough to run idle (the
+                        // ALU_POP_AFTER trade-off; a taken part that is
+                        // one such clause has no JUMP).
                         let first_taken = jump.map_or(at, |j| j + 1);
                         if self.idle_cheap(e + 1)
-                            && let Some(k) = self.else_after(first_taken, e)
+                            && let Some(k) = self.else_after(first_taken, e, jump.is_some())
                         {
                             self.remove_cf(e);
                             else_at = Some(k);
-                            if jump.is_some() && k == first_taken {
-                                // The JUMP would land on the next
-                                // instruction: the clause runs idle instead.
-                                self.remove_cf(at);
-                                jump = None;
-                                else_at = Some(k - 1);
-                            }
                         }
                     }
                     let first = else_at.map_or(jump.map_or(at, |j| j + 1), |e| e + 1);
@@ -789,14 +786,18 @@ impl Emitter<'_> {
     /// instruction fewer. Unlike the `ELSE` it replaces it cannot jump
     /// (L1187): where no element takes the other part, that part runs
     /// idle, so the caller merges only before a part that is cheap to
-    /// run idle. Returns its index; the caller removes the `ELSE`.
-    fn else_after(&mut self, first: usize, else_at: usize) -> Option<usize> {
+    /// run idle; and a `JUMP` skipping the taken part lands on it, so with
+    /// `small` only a clause of at most [`POP_AFTER_GROUPS`] groups.
+    /// Returns its index; the caller removes the `ELSE`.
+    fn else_after(&mut self, first: usize, else_at: usize, small: bool) -> Option<usize> {
         let last = else_at.checked_sub(1)?;
         if last < first {
             return None;
         }
         let plain = self.clauses.iter().any(|(idx, p)| {
-            *idx == last && matches!(p, Pending::Alu(c) if c.pred_set_count() == 0)
+            *idx == last
+                && matches!(p, Pending::Alu(c) if c.pred_set_count() == 0
+                    && (!small || c.groups.len() <= POP_AFTER_GROUPS))
         });
         match &mut self.cf[last] {
             CfInst::Alu(a) if a.op == CfAluOp::Alu && plain => {
