@@ -778,3 +778,25 @@ fn alu_else_after_pushes_per_pred_set() {
     p.cf[1] = CfInst::Cf(CfGeneral::new(CfOp::Nop));
     expect(&p, Rule::EndOfProgramNested);
 }
+
+/// ALU_BREAK's transient push (`CfAluOp::transient_pushes`) needs a
+/// subentry beside the loop's entry: STACK_SIZE 1 overflows, 2 does not.
+#[test]
+fn alu_break_needs_room_for_its_push() {
+    let p = flow(vec![
+        cf(CfOp::LoopStartDx10, 3),
+        alu_op(CfAluOp::AluBreak),
+        cf(CfOp::LoopEnd, 1),
+        end(),
+    ]);
+    let size = |n: usize| Config {
+        stack_size: n,
+        ..Config::default()
+    };
+    expect_with(&p, &size(1), Rule::StackOverflow);
+    assert!(
+        violations(&p, &size(2)).is_empty(),
+        "{:#?}",
+        violations(&p, &size(2))
+    );
+}

@@ -500,6 +500,22 @@ fn alu_break_and_alu_continue_retire_masked_pixels() {
     assert_eq!(r.faults, vec![]);
     assert_eq!(xs_of(&r), [0.0, 3.0, 4.0]);
     assert!(r.stats.cf_instructions > 0);
+    // Their transient push ("PUSH, ALU, ELSE, …, POP", Table 3.7) needs
+    // room beside the loop's entry: a subentry, so STACK_SIZE 2.
+    let r = run(brk(CfAluOp::AluBreak), &[0.0, 1.5, 9.0], |l| {
+        setup(l);
+        l.stack_size = Some(1);
+    });
+    assert_eq!(r.faults.len(), 1);
+    assert_eq!(
+        r.faults[0].kind,
+        FaultKind::StackOverflow { needed: 2, size: 1 }
+    );
+    let r = run(brk(CfAluOp::AluBreak), &[0.0, 1.5, 9.0], |l| {
+        setup(l);
+        l.stack_size = Some(2);
+    });
+    assert_eq!(r.faults, vec![]);
 }
 
 /// ALU_ELSE_AFTER (`CfAluOp::pushes`, docs/sim-r700.md §2.2): a clause

@@ -35,6 +35,18 @@ impl CfAluOp {
         }
     }
 
+    /// Subentries pushed for the clause and popped again by it:
+    /// `ALU_BREAK` and `ALU_CONTINUE` are "PUSH, ALU, ELSE, CONTINUE,
+    /// POP" (Table 3.7 L1115-1116, L2272), so the push needs room in
+    /// STACK_SIZE (LLVM's R600 back end counts both among the pushing
+    /// CF_ALU forms) though the stack is unchanged after the clause.
+    pub fn transient_pushes(self) -> usize {
+        match self {
+            CfAluOp::AluBreak | CfAluOp::AluContinue => 1,
+            _ => 0,
+        }
+    }
+
     /// Entries popped after the clause: `ALU_POP_AFTER` one,
     /// `ALU_POP2_AFTER` two (Table 3.7 L1113-1114).
     pub fn pops_after(self) -> usize {

@@ -254,6 +254,20 @@ fn walk(p: &Program, config: &Config, out: &mut Vec<Violation>) -> Facts {
                         format!("{} outside a loop", a.op.mnemonic()),
                     );
                 }
+                let mut during = fall.clone();
+                during.extend((0..a.op.transient_pushes()).map(|_| Frame::Sub));
+                let d = depth(&during, config);
+                if d > config.stack_size {
+                    fail(
+                        out,
+                        Rule::StackOverflow,
+                        format!(
+                            "{}'s push: stack depth {d} entries (STACK_SIZE {})",
+                            a.op.mnemonic(),
+                            config.stack_size
+                        ),
+                    );
+                }
                 let r = pop(&mut fall, a.op.pops_after());
                 match r {
                     Ok(()) => next.push((pc + 1, fall)),

@@ -82,14 +82,18 @@ fn step(w: &mut Wave<'_>, p: &Prepared, pc: u32, inst: &CfInst) -> Result<u32, S
             w.out.events.push(Event::Alu { groups: 0 });
             // The stack effect is `CfAluOp`'s, shared with the validator
             // (docs/sim-r700.md §2.2): pushes of the active mask at the
-            // start of the clause, the clause, an ELSE with POP_COUNT 0
-            // (ALU_ELSE_AFTER), pops.
+            // start of the clause, ALU_BREAK's / ALU_CONTINUE's transient
+            // push (room checked, stack unchanged), the clause, an ELSE
+            // with POP_COUNT 0 (ALU_ELSE_AFTER), pops.
             let pred_sets = p.alu.get(&a.addr.get()).map_or(0, |c| c.pred_sets);
             for _ in 0..a.op.pushes(pred_sets) {
                 w.push(Entry::Push {
                     active: w.active,
                     wqm: false,
                 })?;
+            }
+            for _ in 0..a.op.transient_pushes() {
+                w.transient_push()?;
             }
             let before = w.active;
             let ran = super::group::run_clause(w, p, pc, a);
