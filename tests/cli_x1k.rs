@@ -414,10 +414,17 @@ fn a_runaway_program_is_a_runtime_fault() {
     // the step limit counts loop iterations per element (`docs/cli.md`,
     // "Runtime faults"; three levels end after 255^3 < 2^24 of them). A
     // smaller limit keeps the test quick.
-    w.ctmc(&[&k, "--simulate", "--domain", "1x1", "--max-steps", "1000000"])
-        .expect(1)
-        .stderr_has("runtime fault: slot")
-        .stderr_has("runaway");
+    w.ctmc(&[
+        &k,
+        "--simulate",
+        "--domain",
+        "1x1",
+        "--max-steps",
+        "1000000",
+    ])
+    .expect(1)
+    .stderr_has("runtime fault: slot")
+    .stderr_has("runaway");
 }
 
 /// Every example at `level` on a 16x16 domain: it compiles and passes

@@ -12,6 +12,13 @@ use ctm::io::NpyData;
 /// The machine targets and the reference interpreter.
 const TARGETS: [&str; 3] = ["x1k", "r700", "ref"];
 
+/// Compiles `NAME.ck` for `target` with the default `-o`; the ELF's name.
+fn elf_of(w: &Work, name: &str, target: &str) -> String {
+    w.ctmc(&[&format!("{name}.ck"), "--target", target])
+        .expect(0);
+    format!("{name}.{target}.elf")
+}
+
 /// Runs `FILE.ck --simulate` on `target` with `args`, expecting exit 0.
 fn simulate(w: &Work, file: &str, target: &str, args: &[&str]) -> common::Run {
     let mut all = vec![file, "--target", target, "--simulate"];
@@ -900,42 +907,25 @@ fn s9_run_of_an_elf_with_an_unread_uniform() {
         "kernel k(a: f32, _b: f32, m: mat4, x: In<f32>, _y: In<f32>, r: Out<f32>) {\n    r = x + a;\n}\n",
     );
     for t in ["x1k", "r700"] {
-        let elf = format!("k.{t}.elf");
-        w.ctmc(&["k.ck", "--target", t]).expect(0);
-        let run = w.ctmc(&[
-            "run",
-            &elf,
-            "--simulate",
-            "--domain",
-            "3x1",
-            "--input",
-            "x=seq",
-            "--uniform",
-            "a=2",
-            "--output",
-            "r=r.npy",
-        ]);
-        run.expect(0);
-        assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t}");
+        let elf = elf_of(&w, "k", t);
         // The unread uniform takes a value too, as in the source run, on
         // both targets (the x1k's note keeps its name without a constant;
         // its ELF refused `--uniform _b=...` before branch `spec-left`).
-        let run = w.ctmc(&[
-            "run",
-            &elf,
-            "--domain",
-            "3x1",
-            "--input",
-            "x=seq",
-            "--uniform",
-            "a=2",
-            "--uniform",
-            "_b=5",
-            "--output",
-            "r=r.npy",
-        ]);
-        run.expect(0);
-        assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t}");
+        for extra in [&[][..], &["--uniform", "_b=5"]] {
+            let mut args = vec![
+                "run",
+                &elf,
+                "--simulate",
+                "--domain",
+                "3x1",
+                "--input",
+                "x=seq",
+            ];
+            args.extend(["--uniform", "a=2", "--output", "r=r.npy"]);
+            args.extend_from_slice(extra);
+            w.ctmc(&args).expect(0);
+            assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t} {extra:?}");
+        }
         // A name the kernel does not have is still refused.
         w.ctmc(&["run", &elf, "--domain", "3x1", "--uniform", "c=5"])
             .expect(2)
@@ -1090,6 +1080,17 @@ fn counting_loop(n: u32) -> String {
     )
 }
 
+/// Three nested `for` loops of `n` iterations around `body`, writing `s`.
+fn nested_loops(n: u32, body: &str) -> String {
+    format!(
+        "kernel k(r: Out<f32>) {{\n\
+         \x20   let mut s = 0.0;\n\
+         \x20   for i in 0..{n} {{ for j in 0..{n} {{ for k in 0..{n} {{ {body} }} }} }}\n\
+         \x20   r = s;\n\
+         }}\n"
+    )
+}
+
 /// §10 "Faults (... runaway loop past a step limit) are reported with the
 /// instruction address and the rule, exit 1", with the rule of
 /// `docs/language-decisions.md` "Step limits": whatever the reference runs
@@ -1116,13 +1117,7 @@ fn s10_nested_loops_the_reference_runs_run_on_the_x1k() {
     let w = Work::new();
     w.file(
         "nest.ck",
-        "kernel k(r: Out<f32>) {\n\
-         \x20   let mut s = 0.0;\n\
-         \x20   for i in 0..200 { for j in 0..200 { for k in 0..200 {\n\
-         \x20       s = ((s * 0.5 + 1.0) * 0.75 + 2.0) * 0.875 + 3.0;\n\
-         \x20   } } }\n\
-         \x20   r = s;\n\
-         }\n",
+        nested_loops(200, "s = ((s * 0.5 + 1.0) * 0.75 + 2.0) * 0.875 + 3.0;"),
     );
     simulate(&w, "nest.ck", "x1k", &["--domain", "1x1", "--check"]).stdout_has("check passed");
 }
@@ -1134,14 +1129,7 @@ fn s10_nested_loops_the_reference_runs_run_on_the_x1k() {
 #[test]
 fn s10_max_steps_sets_every_paths_limit() {
     let w = Work::new();
-    w.file(
-        "nest.ck",
-        "kernel k(r: Out<f32>) {\n\
-         \x20   let mut s = 0.0;\n\
-         \x20   for i in 0..30 { for j in 0..30 { for k in 0..30 { s += 1.0; } } }\n\
-         \x20   r = s;\n\
-         }\n",
-    );
+    w.file("nest.ck", nested_loops(30, "s += 1.0;"));
     for t in TARGETS {
         let args = ["--domain", "2x1", "--max-steps", "60000"];
         let [r] = values(&w, "nest.ck", t, &args, ["r"]);
@@ -1216,8 +1204,7 @@ fn s9_run_of_an_elf_with_check() {
     w.file("saxpy.ck", common::SAXPY);
     w.file("long.ck", counting_loop(1000));
     for t in ["x1k", "r700"] {
-        let elf = format!("saxpy.{t}.elf");
-        w.ctmc(&["saxpy.ck", "--target", t]).expect(0);
+        let elf = elf_of(&w, "saxpy", t);
         let run = w.ctmc(&[
             "run",
             &elf,
@@ -1230,8 +1217,7 @@ fn s9_run_of_an_elf_with_check() {
         run.expect(0).stdout_has("check passed");
         w.ctmc(&["disasm", &elf]).expect(0).stdout_has("saxpy");
         // The reference runs the same loop in full; the x1k stops at 255.
-        let elf = format!("long.{t}.elf");
-        w.ctmc(&["long.ck", "--target", t]).expect(0);
+        let elf = elf_of(&w, "long", t);
         let run = w.ctmc(&["run", &elf, "--domain", "2x1", "--check"]);
         if t == "x1k" {
             run.expect(1)
