@@ -1298,3 +1298,42 @@ fn s9_output_dash_is_standard_output() {
     }
     assert!(!w.path("-").exists());
 }
+
+/// §7 "`sin cos` within 2^-20 absolute on [-pi, pi]": outside that range
+/// the paths differ as `docs/language-decisions.md` ("sin/cos of huge
+/// arguments") records — the reference reduces exactly, both targets
+/// through one f32 product by 1/2π — and `--check` says so (exit 1)
+/// rather than passing a wrong value.
+#[test]
+fn s7_sin_cos_of_a_huge_argument_fail_check_on_both_targets() {
+    let w = Work::new();
+    w.file(
+        "t.ck",
+        "kernel k(x: In<f32>, r: Out<vec2>) {\n    r = vec2(sin(x), cos(x));\n}\n",
+    );
+    let [r] = values(
+        &w,
+        "t.ck",
+        "ref",
+        &["--domain", "1x1", "--input", "x=const:1e30"],
+        ["r"],
+    );
+    // The f64 functions of the f32 value, rounded once.
+    let x = f64::from(1e30f32);
+    assert_eq!(r, [x.sin() as f32, x.cos() as f32]);
+    for t in ["x1k", "r700"] {
+        w.ctmc(&[
+            "t.ck",
+            "--target",
+            t,
+            "--simulate",
+            "--domain",
+            "1x1",
+            "--input",
+            "x=const:1e30",
+            "--check",
+        ])
+        .expect(1)
+        .stderr_has("--check failed");
+    }
+}
