@@ -141,7 +141,14 @@ fn emit_ir_is_what_the_code_generator_receives() {
         let Emitted::Binary(elf) = emit(&source, &compilation, EmitKind::Elf).expect("elf") else {
             panic!("elf is binary")
         };
-        assert_eq!(elf, program.elf().unwrap(), "{name}");
+        // `emit` writes the source beside the code (`.ctm.source`, for
+        // `ctmc run FILE.elf --check`).
+        let embedded = ctm::target::EmbeddedSource {
+            entry: compilation.entry().name().to_string(),
+            opt_level: compilation.options().opt_level,
+            source: source.clone(),
+        };
+        assert_eq!(elf, program.elf_with_source(&embedded).unwrap(), "{name}");
     }
 }
 

@@ -405,15 +405,26 @@ fn a_runaway_program_is_a_runtime_fault() {
         "spin.ck",
         "kernel spin(x: In<f32>, r: Out<f32>) {
     let mut n = 0.0;
-    while x < 2.0 { while x < 3.0 { while x < 4.0 { n += 1.0; } } }
+    while x < 2.0 { while x < 3.0 { while x < 4.0 { while x < 5.0 { n += 1.0; } } } }
     r = n;
 }
 ",
     );
-    w.ctmc(&[&k, "--simulate", "--domain", "1x1"])
-        .expect(1)
-        .stderr_has("runtime fault: slot")
-        .stderr_has("runaway");
+    // Four levels: each runs at most 255 times per entry (spec §5), and
+    // the step limit counts loop iterations per element (`docs/cli.md`,
+    // "Runtime faults"; three levels end after 255^3 < 2^24 of them). A
+    // smaller limit keeps the test quick.
+    w.ctmc(&[
+        &k,
+        "--simulate",
+        "--domain",
+        "1x1",
+        "--max-steps",
+        "1000000",
+    ])
+    .expect(1)
+    .stderr_has("runtime fault: slot")
+    .stderr_has("runaway");
 }
 
 /// Every example at `level` on a 16x16 domain: it compiles and passes
@@ -792,9 +803,11 @@ fn an_elf_runs_with_its_bindings() {
     w.ctmc(&["run", "saxpy.x1k.elf", "--simulate", "--uniform", "b=1"])
         .expect(2)
         .stderr_has("`b`");
-    w.ctmc(&["run", "saxpy.x1k.elf", "--check"])
-        .expect(2)
-        .stderr_has("--check needs the source");
+    // The ELF carries its source (`.ctm.source`), so `--check` runs the
+    // reference on it.
+    w.ctmc(&["run", "saxpy.x1k.elf", "--domain", "16x4", "--check"])
+        .expect(0)
+        .stdout_has("check passed");
     // A reduction's ELF runs as the reduction.
     w.ctmc(&[&example("sum"), "-o", "sum.elf"]).expect(0);
     w.ctmc(&["run", "sum.elf", "--domain", "10x10", "--input", "src=seq"])
@@ -986,7 +999,7 @@ fn raw_flow_faults_exit_1_with_the_slot_and_rule() {
             "runaway.bin",
             "fc jump 0 func=always
              out o0.r = max(s0.rrr, s0.rrr) ; _ ; s0=r0 sem_wait",
-            "slot 0: runaway program",
+            "slot 0: runaway loop",
             "step limit",
         ),
     ];

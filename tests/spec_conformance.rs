@@ -12,6 +12,13 @@ use ctm::io::NpyData;
 /// The machine targets and the reference interpreter.
 const TARGETS: [&str; 3] = ["x1k", "r700", "ref"];
 
+/// Compiles `NAME.ck` for `target` with the default `-o`; the ELF's name.
+fn elf_of(w: &Work, name: &str, target: &str) -> String {
+    w.ctmc(&[&format!("{name}.ck"), "--target", target])
+        .expect(0);
+    format!("{name}.{target}.elf")
+}
+
 /// Runs `FILE.ck --simulate` on `target` with `args`, expecting exit 0.
 fn simulate(w: &Work, file: &str, target: &str, args: &[&str]) -> common::Run {
     let mut all = vec![file, "--target", target, "--simulate"];
@@ -25,6 +32,24 @@ fn simulate(w: &Work, file: &str, target: &str, args: &[&str]) -> common::Run {
 fn output(w: &Work, file: &str) -> (Vec<usize>, Vec<f32>) {
     let array = read_npy(&w.path(file));
     (array.shape.clone(), f32s(&array))
+}
+
+/// Runs `FILE.ck --simulate` on `target` with `args` (exit 0), writing
+/// each of `outputs` to `NAME.npy`; their values, in that order.
+fn values<const N: usize>(
+    w: &Work,
+    file: &str,
+    target: &str,
+    args: &[&str],
+    outputs: [&str; N],
+) -> [Vec<f32>; N] {
+    let pairs = outputs.map(|o| format!("{o}={o}.npy"));
+    let mut all = args.to_vec();
+    for pair in &pairs {
+        all.extend(["--output", pair.as_str()]);
+    }
+    simulate(w, file, target, &all);
+    outputs.map(|o| output(w, &format!("{o}.npy")).1)
 }
 
 // ---- §1 Lexical -----------------------------------------------------------
@@ -45,9 +70,8 @@ fn s1_literal_forms_and_nested_comments() {
          }\n",
     );
     for t in TARGETS {
-        simulate(&w, "lit.ck", t, &["--domain", "1x1", "--output", "r=r.npy"]);
-        let (_, v) = output(&w, "r.npy");
-        assert_eq!(v, [2501.001, 1089.0, 1.0, 0.0], "{t}");
+        let v = values(&w, "lit.ck", t, &["--domain", "1x1"], ["r"]);
+        assert_eq!(v, [[2501.001, 1089.0, 1.0, 0.0]], "{t}");
     }
 }
 
@@ -85,26 +109,15 @@ fn s3_integer_rules_on_r700_and_ref() {
          }\n",
     );
     for t in ["r700", "ref"] {
-        simulate(
+        let [r, q] = values(
             &w,
             "ints.ck",
             t,
-            &[
-                "--domain",
-                "1x1",
-                "--uniform",
-                "n=3",
-                "--uniform",
-                "z=0",
-                "--output",
-                "r=r.npy",
-                "--output",
-                "q=q.npy",
-            ],
+            &["--domain", "1x1", "--uniform", "n=3", "--uniform", "z=0"],
+            ["r", "q"],
         );
         // n << 33 is n << 1; -16 >> 32 is -16 >> 0.
-        assert_eq!(output(&w, "r.npy").1, [0.0, 0.0, 2.0, -16.0], "{t}");
-        let q = output(&w, "q.npy").1;
+        assert_eq!(r, [0.0, 0.0, 2.0, -16.0], "{t}");
         assert_eq!(q, [2147483647.0, 2.0, -2.0, 3.0], "{t}");
     }
     // x1k: "`/ % & | ^ << >>` are errors".
@@ -123,7 +136,7 @@ fn s3_mat4_uniform_is_column_major() {
         "kernel k(m: mat4, v: vec4, r: Out<vec4>, q: Out<vec4>) {\n    r = m * v;\n    q = v * m;\n}\n",
     );
     for t in TARGETS {
-        simulate(
+        let [r, q] = values(
             &w,
             "m.ck",
             t,
@@ -134,15 +147,12 @@ fn s3_mat4_uniform_is_column_major() {
                 "m=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
                 "--uniform",
                 "v=0,1,0,0",
-                "--output",
-                "r=r.npy",
-                "--output",
-                "q=q.npy",
             ],
+            ["r", "q"],
         );
         // m * e1 = column 1; e1 * m = row 1 = element 1 of every column.
-        assert_eq!(output(&w, "r.npy").1, [5.0, 6.0, 7.0, 8.0], "{t}");
-        assert_eq!(output(&w, "q.npy").1, [2.0, 6.0, 10.0, 14.0], "{t}");
+        assert_eq!(r, [5.0, 6.0, 7.0, 8.0], "{t}");
+        assert_eq!(q, [2.0, 6.0, 10.0, 14.0], "{t}");
     }
 }
 
@@ -284,39 +294,23 @@ fn s5_s6_statements_precedence_and_round() {
          }\n",
     );
     for t in TARGETS {
-        simulate(
+        let [r, q] = values(
             &w,
             "e.ck",
             t,
-            &[
-                "--domain",
-                "2x1",
-                "--input",
-                "x=const:1",
-                "--output",
-                "r=r.npy",
-                "--output",
-                "q=q.npy",
-            ],
+            &["--domain", "2x1", "--input", "x=const:1"],
+            ["r", "q"],
         );
-        assert_eq!(
-            output(&w, "r.npy").1,
-            [1.0, 0.0, 7.0, 3.0, 1.0, 0.0, 7.0, 3.0],
-            "{t}"
-        );
-        assert_eq!(
-            output(&w, "q.npy").1,
-            [-3.0, 3.0, -1.0, 3.0, -3.0, 3.0, -1.0, 3.0],
-            "{t}"
-        );
+        assert_eq!(r, [1.0, 0.0, 7.0, 3.0, 1.0, 0.0, 7.0, 3.0], "{t}");
+        assert_eq!(q, [-3.0, 3.0, -1.0, 3.0, -3.0, 3.0, -1.0, 3.0], "{t}");
     }
     w.file(
         "i.ck",
         "kernel k(r: Out<vec4>) {\n    r = vec4((1 | 2 ^ 3 & 4) as f32, (1 << 2 + 1) as f32, (2 * 3 % 4) as f32, 0.0);\n}\n",
     );
     for t in ["r700", "ref"] {
-        simulate(&w, "i.ck", t, &["--domain", "1x1", "--output", "r=r.npy"]);
-        assert_eq!(output(&w, "r.npy").1, [3.0, 8.0, 2.0, 0.0], "{t}");
+        let v = values(&w, "i.ck", t, &["--domain", "1x1"], ["r"]);
+        assert_eq!(v, [[3.0, 8.0, 2.0, 0.0]], "{t}");
     }
 }
 
@@ -596,7 +590,7 @@ fn s9_every_uniform_value_form() {
          }\n",
     );
     for t in TARGETS {
-        simulate(
+        let [r, q] = values(
             &w,
             "u.ck",
             t,
@@ -615,28 +609,19 @@ fn s9_every_uniform_value_form() {
                 "n=7",
                 "--uniform",
                 "b=true",
-                "--output",
-                "r=r.npy",
-                "--output",
-                "q=q.npy",
             ],
+            ["r", "q"],
         );
-        assert_eq!(output(&w, "r.npy").1, [2.5, 7.0, 1.0, 6.0], "{t}");
-        assert_eq!(output(&w, "q.npy").1, [3.0, 9.0, 10.0, 4.0], "{t}");
-        simulate(
+        assert_eq!(r, [2.5, 7.0, 1.0, 6.0], "{t}");
+        assert_eq!(q, [3.0, 9.0, 10.0, 4.0], "{t}");
+        let r = values(
             &w,
             "u.ck",
             t,
-            &[
-                "--domain",
-                "1x1",
-                "--uniform",
-                "b=false",
-                "--output",
-                "r=r.npy",
-            ],
+            &["--domain", "1x1", "--uniform", "b=false"],
+            ["r"],
         );
-        assert_eq!(output(&w, "r.npy").1, [0.0; 4], "{t}");
+        assert_eq!(r, [[0.0; 4]], "{t}");
     }
 }
 
@@ -922,23 +907,29 @@ fn s9_run_of_an_elf_with_an_unread_uniform() {
         "kernel k(a: f32, _b: f32, m: mat4, x: In<f32>, _y: In<f32>, r: Out<f32>) {\n    r = x + a;\n}\n",
     );
     for t in ["x1k", "r700"] {
-        let elf = format!("k.{t}.elf");
-        w.ctmc(&["k.ck", "--target", t]).expect(0);
-        let run = w.ctmc(&[
-            "run",
-            &elf,
-            "--simulate",
-            "--domain",
-            "3x1",
-            "--input",
-            "x=seq",
-            "--uniform",
-            "a=2",
-            "--output",
-            "r=r.npy",
-        ]);
-        run.expect(0);
-        assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t}");
+        let elf = elf_of(&w, "k", t);
+        // The unread uniform takes a value too, as in the source run, on
+        // both targets (the x1k's note keeps its name without a constant;
+        // its ELF refused `--uniform _b=...` before branch `spec-left`).
+        for extra in [&[][..], &["--uniform", "_b=5"]] {
+            let mut args = vec![
+                "run",
+                &elf,
+                "--simulate",
+                "--domain",
+                "3x1",
+                "--input",
+                "x=seq",
+            ];
+            args.extend(["--uniform", "a=2", "--output", "r=r.npy"]);
+            args.extend_from_slice(extra);
+            w.ctmc(&args).expect(0);
+            assert_eq!(output(&w, "r.npy").1, [2.0, 3.0, 4.0], "{t} {extra:?}");
+        }
+        // A name the kernel does not have is still refused.
+        w.ctmc(&["run", &elf, "--domain", "3x1", "--uniform", "c=5"])
+            .expect(2)
+            .stderr_has("_b");
     }
 }
 
@@ -1073,4 +1064,276 @@ fn s9_a_full_stdout_is_an_io_error() {
         .expect("run ctmc");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write standard output"));
+}
+
+// ---- §9 / §10: step limits, `run FILE.elf --check`, `--output NAME=-` -------
+
+/// A `while` loop of `n` iterations writing `n`.
+fn counting_loop(n: u32) -> String {
+    format!(
+        "kernel k(r: Out<f32>) {{\n\
+         \x20   let mut i = 0;\n\
+         \x20   let mut s = 0.0;\n\
+         \x20   while i < {n} {{ s += 1.0; i += 1; }}\n\
+         \x20   r = s;\n\
+         }}\n"
+    )
+}
+
+/// Three nested `for` loops of `n` iterations around `body`, writing `s`.
+fn nested_loops(n: u32, body: &str) -> String {
+    format!(
+        "kernel k(r: Out<f32>) {{\n\
+         \x20   let mut s = 0.0;\n\
+         \x20   for i in 0..{n} {{ for j in 0..{n} {{ for k in 0..{n} {{ {body} }} }} }}\n\
+         \x20   r = s;\n\
+         }}\n"
+    )
+}
+
+/// §10 "Faults (... runaway loop past a step limit) are reported with the
+/// instruction address and the rule, exit 1", with the rule of
+/// `docs/language-decisions.md` "Step limits": whatever the reference runs
+/// within its limit, every target runs. A loop of 400,000 iterations
+/// (800,000 reference steps) runs on the r700 and the reference (the r700
+/// stopped it after 10^6 CF instructions before branch `spec-left`).
+#[test]
+fn s10_a_long_legitimate_loop_runs_on_r700_and_ref() {
+    let w = Work::new();
+    w.file("long.ck", counting_loop(400_000));
+    for t in ["r700", "ref"] {
+        let [r] = values(&w, "long.ck", t, &["--domain", "4x1"], ["r"]);
+        assert_eq!(r, [400_000.0; 4], "{t}");
+    }
+}
+
+/// The same rule on the x1k, whose loops run at most 255 times per entry
+/// (§5) but nest: 200^3 iterations of a three-MAD body are 8·10^6
+/// iterations and 1.6·10^7 reference steps, within the limit, and over
+/// 2^24 instructions, where the x1k stopped its group of 48 before branch
+/// `spec-left`.
+#[test]
+fn s10_nested_loops_the_reference_runs_run_on_the_x1k() {
+    let w = Work::new();
+    w.file(
+        "nest.ck",
+        nested_loops(200, "s = ((s * 0.5 + 1.0) * 0.75 + 2.0) * 0.875 + 3.0;"),
+    );
+    simulate(&w, "nest.ck", "x1k", &["--domain", "1x1", "--check"]).stdout_has("check passed");
+}
+
+/// The same rule under `--max-steps N`, which sets the limit of every path
+/// at once: a loop the reference runs within N steps runs on both targets
+/// (the x1k's three nested loops of 30 iterations: 27,000 iterations,
+/// 54,000+ reference steps), and one beyond it is a fault on every path.
+#[test]
+fn s10_max_steps_sets_every_paths_limit() {
+    let w = Work::new();
+    w.file("nest.ck", nested_loops(30, "s += 1.0;"));
+    for t in TARGETS {
+        let args = ["--domain", "2x1", "--max-steps", "60000"];
+        let [r] = values(&w, "nest.ck", t, &args, ["r"]);
+        assert_eq!(r, [27_000.0; 2], "{t}");
+    }
+    w.file("long.ck", counting_loop(2000));
+    for t in ["r700", "ref"] {
+        let run = w.ctmc(&[
+            "long.ck",
+            "--target",
+            t,
+            "--simulate",
+            "--domain",
+            "2x1",
+            "--max-steps",
+            "1000",
+        ]);
+        run.expect(1)
+            .stderr_has("runtime fault")
+            .stderr_has("step limit");
+    }
+    // A limit must be a positive number.
+    w.ctmc(&["long.ck", "--simulate", "--max-steps", "0"])
+        .expect(2);
+}
+
+/// §10 "runaway loop past a step limit ... reported with the instruction
+/// address and the rule, exit 1": an endless loop ends on both targets
+/// (the x1k's needs four nested levels: each runs at most 255 times, §5)
+/// and in the reference, here under a small `--max-steps` so that the test
+/// is quick (`docs/cli.md` "Runtime faults" has the times at the default).
+#[test]
+fn s10_a_runaway_loop_is_a_fault_on_every_path() {
+    let w = Work::new();
+    w.file(
+        "forever.ck",
+        "kernel k(a: f32, r: Out<f32>) {\n\
+         \x20   let mut s = 0.0;\n\
+         \x20   while a < 1.0 { while a < 1.0 { while a < 1.0 { while a < 1.0 { s += 1.0; } } } }\n\
+         \x20   r = s;\n\
+         }\n",
+    );
+    for (t, address) in [
+        ("x1k", "slot "),
+        ("r700", " at cf "),
+        ("ref", "element (0, 0)"),
+    ] {
+        let run = w.ctmc(&[
+            "forever.ck",
+            "--target",
+            t,
+            "--simulate",
+            "--max-steps",
+            "100000",
+        ]);
+        run.expect(1)
+            .stderr_has("runtime fault")
+            .stderr_has(address)
+            .stderr_has("step limit")
+            .stderr_has("100000");
+    }
+}
+
+/// §9 "`--check` also runs the reference interpreter on the same inputs"
+/// and "`ctmc run FILE.elf --simulate [same simulate options]`": the ELF
+/// ctmc wrote carries the kernel's source (`.ctm.source`), so `--check`
+/// works on it, passing and failing as for the source (it was a usage
+/// error before branch `spec-left`); `disasm` still reads the file.
+#[test]
+fn s9_run_of_an_elf_with_check() {
+    let w = Work::new();
+    w.file("saxpy.ck", common::SAXPY);
+    w.file("long.ck", counting_loop(1000));
+    for t in ["x1k", "r700"] {
+        let elf = elf_of(&w, "saxpy", t);
+        let run = w.ctmc(&[
+            "run",
+            &elf,
+            "--domain",
+            "8x4",
+            "--uniform",
+            "a=2",
+            "--check",
+        ]);
+        run.expect(0).stdout_has("check passed");
+        w.ctmc(&["disasm", &elf]).expect(0).stdout_has("saxpy");
+        // The reference runs the same loop in full; the x1k stops at 255.
+        let elf = elf_of(&w, "long", t);
+        let run = w.ctmc(&["run", &elf, "--domain", "2x1", "--check"]);
+        if t == "x1k" {
+            run.expect(1)
+                .stderr_has("--check failed")
+                .stderr_has("got 255.0, reference 1000.0");
+        } else {
+            run.expect(0).stdout_has("check passed");
+        }
+    }
+}
+
+/// The other side of the ELF `--check`: an ELF without the source (one
+/// written by another tool, here the library's plain writer) gives a
+/// clear usage error, exit 2, and still runs without `--check`.
+#[test]
+fn s9_check_of_an_elf_without_source_is_a_usage_error() {
+    use ctm::compile::{CompileOptions, compile};
+    let w = Work::new();
+    for target in [ctm::Target::X1k, ctm::Target::R700] {
+        let options = CompileOptions {
+            target,
+            ..CompileOptions::default()
+        };
+        let compilation = compile(common::SAXPY, &options).expect("compiles");
+        let machine = ctm::machine(target).expect("a machine target");
+        let program =
+            ctm::pipeline::compile_entry(Some(common::SAXPY), &compilation, machine, None)
+                .expect("compiles");
+        let elf = format!("plain.{}.elf", target.name());
+        std::fs::write(w.path(&elf), program.elf().expect("elf")).expect("write");
+        w.ctmc(&["run", &elf, "--domain", "2x1", "--check"])
+            .expect(2)
+            .stderr_has("carries none")
+            .stderr_has(".ctm.source");
+        w.ctmc(&["run", &elf, "--domain", "2x1"]).expect(0);
+    }
+}
+
+/// §9 "`--output NAME=PATH.npy` writes an output stream" with the Unix
+/// convention that `-` is standard output: the `.npy` bytes go there, the
+/// preview of every other output moves to stderr, and what must be on
+/// standard output by contract (`--stats`, text `--emit`) or a second `-`
+/// is refused (exit 2). It wrote a file named `-` before branch
+/// `spec-left`.
+#[test]
+fn s9_output_dash_is_standard_output() {
+    let w = Work::new();
+    w.file(
+        "two.ck",
+        "kernel k(x: In<f32>, r: Out<f32>, q: Out<f32>) {\n    r = x * 2.0;\n    q = x;\n}\n",
+    );
+    for t in TARGETS {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctmc"))
+            .args(["two.ck", "--target", t, "--simulate", "--domain", "3x1"])
+            .args(["--input", "x=seq", "--output", "r=-"])
+            .current_dir(w.dir.path())
+            .output()
+            .expect("run ctmc");
+        assert_eq!(out.status.code(), Some(0), "{t}: {out:?}");
+        let array = ctm::io::parse_npy(&out.stdout).expect("stdout is an .npy file");
+        assert_eq!(array.shape, [1, 3], "{t}");
+        assert_eq!(f32s(&array), [0.0, 2.0, 4.0], "{t}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("q (3x1 f32)"),
+            "{t}: {out:?}"
+        );
+        assert!(!w.path("-").exists(), "{t}");
+    }
+    for extra in [
+        &["--stats"][..],
+        &["--stats=json"],
+        &["--output", "q=-"],
+        &["--emit", "asm"],
+    ] {
+        let mut args = vec!["two.ck", "--simulate", "--domain", "3x1", "--output", "r=-"];
+        args.extend_from_slice(extra);
+        w.ctmc(&args).expect(2).stderr_has("standard output");
+    }
+    assert!(!w.path("-").exists());
+}
+
+/// §7 "`sin cos` within 2^-20 absolute on [-pi, pi]": outside that range
+/// the paths differ as `docs/language-decisions.md` ("sin/cos of huge
+/// arguments") records — the reference reduces exactly, both targets
+/// through one f32 product by 1/2π — and `--check` says so (exit 1)
+/// rather than passing a wrong value.
+#[test]
+fn s7_sin_cos_of_a_huge_argument_fail_check_on_both_targets() {
+    let w = Work::new();
+    w.file(
+        "t.ck",
+        "kernel k(x: In<f32>, r: Out<vec2>) {\n    r = vec2(sin(x), cos(x));\n}\n",
+    );
+    let [r] = values(
+        &w,
+        "t.ck",
+        "ref",
+        &["--domain", "1x1", "--input", "x=const:1e30"],
+        ["r"],
+    );
+    // The f64 functions of the f32 value, rounded once.
+    let x = f64::from(1e30f32);
+    assert_eq!(r, [x.sin() as f32, x.cos() as f32]);
+    for t in ["x1k", "r700"] {
+        w.ctmc(&[
+            "t.ck",
+            "--target",
+            t,
+            "--simulate",
+            "--domain",
+            "1x1",
+            "--input",
+            "x=const:1e30",
+            "--check",
+        ])
+        .expect(1)
+        .stderr_has("--check failed");
+    }
 }

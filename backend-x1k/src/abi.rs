@@ -36,6 +36,23 @@ pub struct Bindings {
     /// reduction's identity (`docs/abi-x1k.md` §4). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_padding_bits: Option<[u32; 4]>,
+    /// Uniforms the code never reads (a parameter the kernel ignores, or
+    /// one the optimiser removed): named so that a launch accepts a value
+    /// for them, as the source run and the r700 do, but bound to no
+    /// constant (the image rules refuse a binding the code does not read,
+    /// `docs/abi-x1k.md` §3). Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread_uniforms: Vec<UnreadUniform>,
+}
+
+/// A uniform the code never reads ([`Bindings::unread_uniforms`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnreadUniform {
+    /// The parameter's name.
+    pub param: String,
+    /// Its type as written.
+    #[serde(rename = "type")]
+    pub ty: String,
 }
 
 /// An input stream's binding.

@@ -116,6 +116,7 @@ fn bindings() -> impl Strategy<Value = Bindings> {
                 literals,
                 int_constants,
                 input_padding_bits: None,
+                unread_uniforms: Vec::new(),
             },
         )
 }

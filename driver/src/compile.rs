@@ -273,7 +273,7 @@ pub enum EmitError {
 /// [`EmitError::NeedsMachineTarget`] for machine code on `ref`.
 pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<Emitted, EmitError> {
     use crate::pipeline::{compile_entry, cost_model, optimized_ir};
-    use crate::target::CodegenFailure;
+    use crate::target::{CodegenFailure, EmbeddedSource};
     let target = crate::target::machine(compilation.options.target);
     let ir = || optimized_ir(compilation, cost_model(target), None);
     match kind {
@@ -291,7 +291,13 @@ pub fn emit(source: &str, compilation: &Compilation, kind: EmitKind) -> Result<E
                     CodegenFailure::Unavailable(why) => EmitError::Unavailable(why),
                 })?;
             Ok(match kind {
-                EmitKind::Elf => Emitted::Binary(program.elf()?),
+                // With the source, for `ctmc run FILE.elf --check`
+                // (`crate::target::EmbeddedSource`).
+                EmitKind::Elf => Emitted::Binary(program.elf_with_source(&EmbeddedSource {
+                    entry: compilation.entry().name().to_string(),
+                    opt_level: compilation.options.opt_level,
+                    source: source.to_string(),
+                })?),
                 EmitKind::Asm => Emitted::Text(program.listing()?),
                 _ => {
                     let mut text = serde_json::Value::Object(program.static_metrics()).to_string();

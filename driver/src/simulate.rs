@@ -34,12 +34,38 @@ use std::collections::HashMap;
 pub use ctm_sim::x1k::dpp::Progress;
 
 /// Options of a run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SimulateOptions {
     /// Limits of the reference interpreter (also used by `--check`).
     pub reference: RunOptions,
     /// The simulated machines' configurable models.
     pub models: MachineModels,
+}
+
+impl Default for SimulateOptions {
+    /// Every path with the reference's step limit
+    /// ([`ctm_frontend::interp::MAX_STEPS_PER_ELEMENT`]).
+    fn default() -> SimulateOptions {
+        let mut options = SimulateOptions {
+            reference: RunOptions::default(),
+            models: MachineModels::default(),
+        };
+        options.set_max_steps(ctm_frontend::interp::MAX_STEPS_PER_ELEMENT);
+        options
+    }
+}
+
+impl SimulateOptions {
+    /// Sets the step limit of every path at once (`ctmc --max-steps N`):
+    /// the reference's statements, loop iterations and calls per element,
+    /// and both simulators' backward jumps per element (`docs/cli.md`,
+    /// "Runtime faults"). Whatever the reference runs within `steps`, the
+    /// simulators run too.
+    pub fn set_max_steps(&mut self, steps: u64) {
+        self.reference.max_steps_per_element = steps;
+        self.models.x1k.step_limit = steps;
+        self.models.r700.step_limit = steps;
+    }
 }
 
 /// The configurable model of each simulated machine; each target's

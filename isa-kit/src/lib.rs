@@ -19,11 +19,14 @@
 //!   the manual section of each rule, its kebab-case name ([`rule`]).
 //! * [`note`] — the byte layout of the ELF note records both chips'
 //!   images carry (`"ATI DPP"`, `"ATI CAL"`, `"ctm"`).
+//! * [`mod@elf`] — the section plumbing of both chips' ELF writers and the
+//!   `.ctm.source` section.
 //!
 //! The crate knows nothing about either chip and depends on no other ctm
 //! crate, so the simulator can use the ISAs without the compiler.
 
 pub mod bounded;
+pub mod elf;
 pub mod enums;
 pub mod fields;
 pub mod note;

@@ -170,6 +170,16 @@ fn plan(cli: &CompileCli, console: &Console) -> Step<Plan> {
     }
     let stats = parse_stats(cli.sim.stats.as_deref()).map_err(|e| usage(console, e))?;
     let (inputs, outputs) = data_options(&cli.sim, console)?;
+    let emit_to_stdout = emit.is_some_and(|k| k != EmitKind::Elf)
+        && cli.out.as_deref().is_none_or(|p| p == Path::new("-"));
+    if emit_to_stdout && let Some((name, _)) = outputs.iter().find(|(_, p)| p == Path::new("-")) {
+        return Err(usage(
+            console,
+            format!(
+                "--emit prints on standard output, which --output {name}=- takes for the .npy bytes: give -o a file"
+            ),
+        ));
+    }
     let out = cli.out.as_deref().map(|p| ("-o".to_string(), p));
     check_paths(
         console,
@@ -256,7 +266,29 @@ pub fn data_options(
                 format!("--output {name}: the path is empty"),
             ));
         }
+        if path == "-"
+            && let Some((first, _)) = outputs.iter().find(|(_, p)| p == Path::new("-"))
+        {
+            return Err(usage(
+                console,
+                format!(
+                    "--output {name}=-: standard output already carries `{first}` (`-` is standard output, for one output)"
+                ),
+            ));
+        }
         outputs.push((name.to_string(), PathBuf::from(path)));
+    }
+    // `-` is standard output (`docs/cli.md`, "--output"): what else prints
+    // there by contract (the statistics, the last line) cannot share it.
+    if let Some((name, _)) = outputs.iter().find(|(_, p)| p == Path::new("-"))
+        && sim.stats.is_some()
+    {
+        return Err(usage(
+            console,
+            format!(
+                "--stats prints on standard output, which --output {name}=- takes for the .npy bytes: write `{name}` to a file"
+            ),
+        ));
     }
     Ok((
         RunInputs {
@@ -395,7 +427,7 @@ fn simulate_and_report(
         ));
     }
     let data = bind_inputs(entry, &plan.inputs).map_err(|e| usage(console, e))?;
-    let mut options = SimulateOptions::default();
+    let mut options = cli.sim.options();
     // The R700 records its per-SIMD trace only when it is asked for (it
     // costs about a fifth of a run).
     options.models.r700.trace = cli.sim.trace.is_some();
@@ -466,6 +498,14 @@ pub fn write_results(
             })?;
             continue;
         }
+        if path == Path::new("-") {
+            // `--output NAME=-`: the `.npy` bytes on standard output.
+            let mut bytes = Vec::new();
+            io::write_npy(&mut bytes, &output.to_array())
+                .map_err(|e| usage(console, format!("cannot write `{name}`: {e}")))?;
+            console.out_bytes(&bytes);
+            continue;
+        }
         let written = if extension("f32") {
             io::write_raw_file(path, &output.values())
         } else {
@@ -496,7 +536,8 @@ pub fn print_stats(console: &mut Console, run: &Simulation, format: Option<Stats
     }
 }
 
-fn check_outputs(
+/// Runs `--check` against the reference; exit 1 if it fails.
+pub fn check_outputs(
     console: &mut Console,
     compilation: &Compilation,
     data: &RunData,

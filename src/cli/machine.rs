@@ -11,16 +11,17 @@
 //!
 //! Every arm goes through the target layer (`ctm::target`).
 
-use super::build::{data_options, print_stats, run_error, write_results};
+use super::build::{check_outputs, data_options, print_stats, run_error, write_results};
 use super::opts::{DisasmCli, RunCli, StatsFormat, parse_stats, split_pair};
 use super::{Console, Exit};
 use ctm::Target;
 use ctm::args::{RunData, bind_inputs, check_output_names};
-use ctm::compile::parse_target;
+use ctm::compile::{Compilation, CompileError, CompileOptions, parse_target};
 use ctm::io::uniform::{parse_f32, parse_i32};
-use ctm::simulate::{SimulateError, SimulateOptions, run_kernel, run_reduction};
+use ctm::simulate::{SimulateError, run_kernel, run_reduction};
 use ctm::target::{
-    ElfEntry, MachineTarget, RawError, RawRun, RegInit, by_elf_machine, elf_machine, machine,
+    ElfEntry, EmbeddedSource, MachineTarget, RawError, RawRun, RegInit, by_elf_machine,
+    elf_machine, machine,
 };
 use std::path::Path;
 
@@ -322,7 +323,7 @@ fn run_raw(
         elements: o.elements,
         regs: o.regs,
         consts: o.consts,
-        options: SimulateOptions::default(),
+        options: cli.sim.options(),
     };
     let outcome = o
         .target
@@ -383,13 +384,12 @@ fn run_elf(
             ),
         ));
     }
-    if cli.sim.check {
-        return Err(usage(
-            console,
-            "--check needs the source: an ELF has no reference to compare with (use `ctmc FILE.ck --simulate --check`)",
-        ));
-    }
     let target = elf_target(console, &cli.file, bytes, target)?;
+    let reference = if cli.sim.check {
+        Some(embedded_compilation(console, &cli.file, bytes, target)?)
+    } else {
+        None
+    };
     let program = target.read_elf(bytes).map_err(|e| {
         usage(
             console,
@@ -419,7 +419,25 @@ fn run_elf(
     check_output_names(entry.entry(), outputs.iter().map(|(n, _)| n.as_str()))
         .map_err(|e| usage(console, e))?;
     let data = bind_inputs(entry.entry(), &inputs).map_err(|e| usage(console, e))?;
-    let mut options = SimulateOptions::default();
+    // `--check`: the reference binds the same data by name against the
+    // source's entry point (`random` is seeded by the name, so it reads
+    // the same values), before anything runs.
+    let reference_data = match reference {
+        Some(compilation) => {
+            let data = bind_inputs(compilation.entry(), &inputs).map_err(|e| {
+                usage(
+                    console,
+                    format!(
+                        "--check: for the source `{}` carries, {e}",
+                        cli.file.display()
+                    ),
+                )
+            })?;
+            Some((compilation, data))
+        }
+        None => None,
+    };
+    let mut options = cli.sim.options();
     options.models.r700.trace = cli.sim.trace.is_some();
     options.models.x1k.trace = cli.sim.trace.is_some();
     let run = match (&entry, &data) {
@@ -448,8 +466,58 @@ fn run_elf(
         cli.sim.trace.as_deref(),
         &format!("ctmc {}", target.target()),
     )?;
+    let mut verdict = Ok(());
+    if let Some((compilation, data)) = &reference_data {
+        verdict = check_outputs(console, compilation, data, &run.outputs, &options);
+    }
     print_stats(console, &run, stats);
-    Ok(())
+    verdict
+}
+
+/// The compilation of the source an ELF carries (`.ctm.source`,
+/// `ctm::target::EmbeddedSource`), for `ctmc run FILE.elf --check`; an
+/// ELF without it (written by another tool) is a usage error.
+fn embedded_compilation(
+    console: &Console,
+    path: &Path,
+    bytes: &[u8],
+    target: &dyn MachineTarget,
+) -> Step<Compilation> {
+    let file = path.display();
+    let embedded = EmbeddedSource::of_elf(bytes)
+        .map_err(|e| usage(console, format!("`{file}`: {e}")))?
+        .ok_or_else(|| {
+            usage(
+                console,
+                format!(
+                    "--check needs the kernel's source, and `{file}` carries none (no .ctm.source section: an ELF that ctmc did not write); check the source instead: ctmc FILE.ck --target {} --simulate --check",
+                    target.target()
+                ),
+            )
+        })?;
+    let broken = |why: String| {
+        usage(
+            console,
+            format!("--check: the source `{file}` carries does not compile: {why}"),
+        )
+    };
+    let checked = match ctm::check_source(&embedded.source, target.target()) {
+        Ok(checked) => checked,
+        Err(CompileError::Source(diags)) => {
+            let first = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map_or_else(String::new, |d| d.message.clone());
+            return Err(broken(first));
+        }
+        Err(e) => return Err(broken(e.to_string())),
+    };
+    let options = CompileOptions {
+        target: target.target(),
+        kernel: Some(embedded.entry),
+        opt_level: embedded.opt_level,
+    };
+    Compilation::new(checked, options).map_err(|d| broken(d.message.clone()))
 }
 
 /// `ctmc run FILE`.

@@ -48,7 +48,10 @@ impl Exit {
 /// (so a closed pipe cannot interrupt a run, and `--stats=json` is surely
 /// the last line); standard error is written at once.
 pub struct Console {
-    out: String,
+    out: Vec<u8>,
+    /// Whether standard output carries an output stream's `.npy` bytes
+    /// (`--output NAME=-`): text that would follow goes to stderr.
+    binary: bool,
     color: bool,
 }
 
@@ -57,22 +60,39 @@ impl Console {
         use std::io::IsTerminal;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Console {
-            out: String::new(),
+            out: Vec::new(),
+            binary: false,
             color: std::io::stderr().is_terminal() && !no_color,
         }
     }
 
-    /// Appends a line to standard output.
+    /// Appends a line to standard output (to standard error once
+    /// standard output carries binary data, [`Console::out_bytes`]).
     pub fn out_line(&mut self, line: &str) {
-        self.out.push_str(line);
-        if !line.ends_with('\n') {
-            self.out.push('\n');
+        if line.ends_with('\n') {
+            self.out_text(line);
+        } else {
+            self.out_text(&format!("{line}\n"));
         }
     }
 
-    /// Appends text to standard output as it is.
+    /// Appends text to standard output as it is (to standard error once
+    /// standard output carries binary data).
     pub fn out_text(&mut self, text: &str) {
-        self.out.push_str(text);
+        if self.binary {
+            self.err_text(text);
+        } else {
+            self.out.extend_from_slice(text.as_bytes());
+        }
+    }
+
+    /// Appends binary data (an output stream's `.npy` file,
+    /// `--output NAME=-`) to standard output; the text printed after it
+    /// goes to standard error, so that the bytes stay a valid file
+    /// (`docs/cli.md`, "--output").
+    pub fn out_bytes(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+        self.binary = true;
     }
 
     /// Writes text to standard error (errors writing it are ignored: there
@@ -113,9 +133,7 @@ impl Console {
     /// exit 0.
     fn flush(&mut self) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
-        let written = stdout
-            .write_all(self.out.as_bytes())
-            .and_then(|()| stdout.flush());
+        let written = stdout.write_all(&self.out).and_then(|()| stdout.flush());
         self.out.clear();
         match written {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),

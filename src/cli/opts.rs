@@ -93,9 +93,22 @@ pub struct SimulateArgs {
     /// Also run the reference interpreter and fail (exit 1) if any output differs beyond the spec's tolerance.
     #[arg(long)]
     pub check: bool,
+    /// Step limit per element on every path: the reference's statements and loop iterations, the simulators' loop iterations (default 16777216 = 2^24).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
 }
 
 impl SimulateArgs {
+    /// The run's options: the defaults, with `--max-steps` applied to
+    /// every path (`docs/cli.md`, "Runtime faults").
+    pub fn options(&self) -> ctm::simulate::SimulateOptions {
+        let mut options = ctm::simulate::SimulateOptions::default();
+        if let Some(steps) = self.max_steps {
+            options.set_max_steps(steps);
+        }
+        options
+    }
+
     /// The options given, by their flag, for "needs --simulate" messages.
     pub fn given_flags(&self) -> Vec<&'static str> {
         let mut flags = Vec::new();
@@ -119,6 +132,9 @@ impl SimulateArgs {
         }
         if self.check {
             flags.push("--check");
+        }
+        if self.max_steps.is_some() {
+            flags.push("--max-steps");
         }
         flags
     }

@@ -20,7 +20,7 @@ mod write;
 pub use error::ElfError;
 pub use listing::listing;
 pub use read::{read, read_image};
-pub use write::{image_of, write, write_image};
+pub use write::{image_of, write, write_image, write_with_source};
 
 use crate::abi::Bindings;
 use crate::isa::Program;

@@ -7,16 +7,21 @@
 //! 0x94   encoding dictionary: one entry of five words             align 4
 //!        .note   "ATI CAL" notes in type order, then "ctm"        align 4
 //!        .text   the program image (CF program, clauses)          align 8
-//!        .shstrtab, section headers: null, .note, .text, .shstrtab
+//!        .ctm.source  only with the source (`write_with_source`) align 1
+//!        .shstrtab, section headers: null, .note, .text, [.ctm.source,] .shstrtab
 //! ```
+//!
+//! The sections, their headers and the name table are laid out by the
+//! plumbing both chips share (`ctm_isa_kit::elf`).
 //!
 //! The dictionary entry names the RV770 encoding and covers the note and
 //! text bytes (`d_offset`, `d_size`), as CAL's encoding dictionary does.
 
+use ctm_isa_kit::elf::{self as sections, Section};
 use ctm_isa_kit::note::{le_bytes, padded, push_note};
 use object::Endianness;
 use object::elf;
-use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
+use object::write::elf::{FileHeader, ProgramHeader, Writer};
 
 use crate::isa::encode_program;
 
@@ -115,27 +120,39 @@ fn note_section(image: &ElfImage) -> Vec<u8> {
 pub fn write_image(image: &ElfImage) -> Result<Vec<u8>, ElfError> {
     let text = encode_program(&image.program).map_err(ElfError::Encode)?;
     // Writing into a Vec cannot fail once the layout is reserved.
-    Ok(try_write(image, &text).unwrap_or_default())
+    Ok(try_write(image, &text, None).unwrap_or_default())
 }
 
-fn try_write(image: &ElfImage, text: &[u8]) -> object::write::Result<Vec<u8>> {
+/// [`write()`] with the [`ctm_isa_kit::elf::SOURCE_SECTION`] holding `source` (what the
+/// reference interpreter needs, `docs/abi-r700.md` §1.1): a non-allocated
+/// section after `.text`, in no segment and outside the dictionary
+/// entry's span, which loaders ignore. The other sections' bytes are
+/// those of [`write()`].
+///
+/// # Errors
+/// [`ElfError::Encode`] as [`write()`].
+pub fn write_with_source(exe: &Executable, source: &[u8]) -> Result<Vec<u8>, ElfError> {
+    let image = image_of(exe);
+    let text = encode_program(&image.program).map_err(ElfError::Encode)?;
+    Ok(try_write(&image, &text, Some(source)).unwrap_or_default())
+}
+
+fn try_write(
+    image: &ElfImage,
+    text: &[u8],
+    source: Option<&[u8]>,
+) -> object::write::Result<Vec<u8>> {
     let notes = note_section(image);
+    let mut sections = vec![Section::notes(&notes), Section::text(text, 8)];
+    sections.extend(source.map(Section::source));
     let mut buffer = Vec::new();
     let mut w = Writer::new(Endianness::Little, false, &mut buffer);
 
     w.reserve_file_header();
     w.reserve_program_headers(3);
     let dict_offset = w.reserve(DICT_ENTRY_BYTES as u64, 4);
-    let note_offset = w.reserve(notes.len() as u64, 4);
-    let text_offset = w.reserve(text.len() as u64, 8);
-    w.reserve_null_section_index();
-    let note_name = w.add_section_name(b".note");
-    w.reserve_section_index();
-    let text_name = w.add_section_name(b".text");
-    w.reserve_section_index();
-    w.reserve_shstrtab_section_index();
-    w.reserve_shstrtab()?;
-    w.reserve_section_headers();
+    let reserved = sections::reserve(&mut w, &sections)?;
+    let (note_offset, text_offset) = (reserved.offset(0), reserved.offset(1));
 
     w.write_file_header(&FileHeader {
         os_abi: elf::OsAbi(ELFOSABI_CAL),
@@ -179,36 +196,6 @@ fn try_write(image: &ElfImage, text: &[u8]) -> object::write::Result<Vec<u8>> {
     w.write_align(4);
     let span = (text_offset + text.len() as u64 - note_offset) as u32;
     w.write(&le_bytes([D_MACHINE_RV770, 0, note_offset as u32, span, 0]));
-    w.write_align(4);
-    w.write(&notes);
-    w.write_align(8);
-    w.write(text);
-    w.write_shstrtab();
-    w.write_null_section_header();
-    w.write_section_header(&SectionHeader {
-        sh_name: w.section_name_offset(Some(note_name)),
-        sh_type: elf::SHT_NOTE,
-        sh_flags: elf::SectionFlags(0),
-        sh_addr: 0,
-        sh_offset: note_offset,
-        sh_size: notes.len() as u64,
-        sh_link: 0,
-        sh_info: 0,
-        sh_addralign: 4,
-        sh_entsize: 0,
-    });
-    w.write_section_header(&SectionHeader {
-        sh_name: w.section_name_offset(Some(text_name)),
-        sh_type: elf::SHT_PROGBITS,
-        sh_flags: elf::SHF_ALLOC | elf::SHF_EXECINSTR,
-        sh_addr: 0,
-        sh_offset: text_offset,
-        sh_size: text.len() as u64,
-        sh_link: 0,
-        sh_info: 0,
-        sh_addralign: 8,
-        sh_entsize: 0,
-    });
-    w.write_shstrtab_section_header();
+    sections::write(&mut w, &sections, &reserved);
     Ok(buffer)
 }

@@ -127,6 +127,9 @@ fn bindings(out: &mut String, b: &Bindings) {
             u.param, u.float_constant, u.ty
         );
     }
+    for u in &b.unread_uniforms {
+        let _ = writeln!(out, "# uniform {}: not read ({})", u.param, u.ty);
+    }
     for u in &b.bool_uniforms {
         let value = u
             .float_constant

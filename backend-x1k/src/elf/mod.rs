@@ -22,7 +22,7 @@ mod write;
 
 pub use error::{ElfError, HeaderField};
 pub use read::{read, read_image};
-pub use write::{image_of, write, write_image};
+pub use write::{image_of, write, write_image, write_with_source};
 
 use crate::Program;
 use crate::abi::Bindings;

@@ -6,14 +6,19 @@
 //! 0x34   program headers: PT_LOAD (.text), PT_NOTE (.note)     2 × 32 bytes
 //! 0x74   .text      24 bytes per slot                          align 4
 //!        .note      ATI notes 1..=7 in order, then "ctm"      align 4
+//!        .ctm.source  only with the source (`write_with_source`) align 1
 //!        .shstrtab  "\0.text\0.note\0.shstrtab\0"
-//!        section headers: null, .text, .note, .shstrtab        align 4
+//!        section headers: null, .text, .note, [.ctm.source,] .shstrtab
 //! ```
+//!
+//! The sections, their headers and the name table are laid out by the
+//! plumbing both chips share (`ctm_isa_kit::elf`).
 
+use ctm_isa_kit::elf::{self as sections, Section};
 use ctm_isa_kit::note::{le_bytes, padded, push_note};
 use object::Endianness;
 use object::elf;
-use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
+use object::write::elf::{FileHeader, ProgramHeader, Writer};
 
 use crate::Program;
 use crate::isa::encode_program_bytes;
@@ -71,7 +76,15 @@ pub fn image_of(program: &Program) -> ElfImage {
 pub fn write_image(image: &ElfImage) -> Vec<u8> {
     // Writing into a Vec cannot fail; the layout is reserved before it is
     // written, so `object` has no other error to report.
-    try_write(image).unwrap_or_default()
+    try_write(image, None).unwrap_or_default()
+}
+
+/// [`write()`] with the [`ctm_isa_kit::elf::SOURCE_SECTION`] holding `source` (what the
+/// reference interpreter needs, `docs/abi-x1k.md` §1.3): a non-allocated
+/// section after the notes, in no segment, which loaders ignore. The
+/// other sections' bytes are those of [`write()`].
+pub fn write_with_source(program: &Program, source: &[u8]) -> Vec<u8> {
+    try_write(&image_of(program), Some(source)).unwrap_or_default()
 }
 
 /// The `.note` section: the seven ATI notes in type order, then `"ctm"`.
@@ -99,24 +112,18 @@ fn note_section(image: &ElfImage) -> Vec<u8> {
     out
 }
 
-fn try_write(image: &ElfImage) -> object::write::Result<Vec<u8>> {
+fn try_write(image: &ElfImage, source: Option<&[u8]>) -> object::write::Result<Vec<u8>> {
     let text = encode_program_bytes(&image.insts);
     let notes = note_section(image);
+    let mut sections = vec![Section::text(&text, 4), Section::notes(&notes)];
+    sections.extend(source.map(Section::source));
     let mut buffer = Vec::new();
     let mut w = Writer::new(Endianness::Little, false, &mut buffer);
 
     w.reserve_file_header();
     w.reserve_program_headers(2);
-    let text_offset = w.reserve(text.len() as u64, 4);
-    let note_offset = w.reserve(notes.len() as u64, 4);
-    w.reserve_null_section_index();
-    let text_name = w.add_section_name(b".text");
-    w.reserve_section_index();
-    let note_name = w.add_section_name(b".note");
-    w.reserve_section_index();
-    w.reserve_shstrtab_section_index();
-    w.reserve_shstrtab()?;
-    w.reserve_section_headers();
+    let reserved = sections::reserve(&mut w, &sections)?;
+    let (text_offset, note_offset) = (reserved.offset(0), reserved.offset(1));
 
     w.write_file_header(&FileHeader {
         os_abi: elf::OsAbi(ELFOSABI_ATI),
@@ -147,36 +154,6 @@ fn try_write(image: &ElfImage) -> object::write::Result<Vec<u8>> {
         p_memsz: notes.len() as u64,
         p_align: 4,
     });
-    w.write_align(4);
-    w.write(&text);
-    w.write_align(4);
-    w.write(&notes);
-    w.write_shstrtab();
-    w.write_null_section_header();
-    w.write_section_header(&SectionHeader {
-        sh_name: w.section_name_offset(Some(text_name)),
-        sh_type: elf::SHT_PROGBITS,
-        sh_flags: elf::SHF_ALLOC | elf::SHF_EXECINSTR,
-        sh_addr: 0,
-        sh_offset: text_offset,
-        sh_size: text.len() as u64,
-        sh_link: 0,
-        sh_info: 0,
-        sh_addralign: 4,
-        sh_entsize: 0,
-    });
-    w.write_section_header(&SectionHeader {
-        sh_name: w.section_name_offset(Some(note_name)),
-        sh_type: elf::SHT_NOTE,
-        sh_flags: elf::SectionFlags(0),
-        sh_addr: 0,
-        sh_offset: note_offset,
-        sh_size: notes.len() as u64,
-        sh_link: 0,
-        sh_info: 0,
-        sh_addralign: 4,
-        sh_entsize: 0,
-    });
-    w.write_shstrtab_section_header();
+    sections::write(&mut w, &sections, &reserved);
     Ok(buffer)
 }

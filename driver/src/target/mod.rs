@@ -14,6 +14,7 @@
 //! - [`x1k`]: the X1K (R5xx) on the simulated CTM device.
 //! - [`r700`]: the R700 (RV770) on its simulated SIMD engines.
 
+pub mod embedded;
 pub mod entry;
 pub mod r700;
 pub mod x1k;
@@ -30,6 +31,7 @@ use serde_json::{Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
 
+pub use embedded::EmbeddedSource;
 pub use entry::ElfEntry;
 
 /// A compiler bug: a broken rule of the code generator or of the hardware,
@@ -336,6 +338,15 @@ pub trait MachineProgram: std::fmt::Debug + Send + Sync {
     /// # Errors
     /// [`InternalError`] if the writer rejects the program (a bug).
     fn elf(&self) -> Result<Vec<u8>, InternalError>;
+
+    /// Its ELF file with the `.ctm.source` section holding `source`
+    /// ([`EmbeddedSource`]): what `ctmc` writes, so that `ctmc run
+    /// FILE.elf --check` has the source. The other bytes are [`Self::elf`]'s
+    /// but for the section table.
+    ///
+    /// # Errors
+    /// As [`Self::elf`].
+    fn elf_with_source(&self, source: &EmbeddedSource) -> Result<Vec<u8>, InternalError>;
 
     /// Its disassembly: exactly what `ctmc disasm` prints for its ELF.
     ///

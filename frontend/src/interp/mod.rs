@@ -25,6 +25,14 @@ use kernel::Schedule;
 use std::collections::BTreeMap;
 use verify::VerifyError;
 
+/// The step limit of every path (`docs/language-decisions.md`, "Step
+/// limits"): statements, loop iterations and helper calls one element may
+/// execute in the reference interpreter. The simulators take the same
+/// number as their limit of backward jumps (loop iterations) per element,
+/// which an element of a program the reference runs never exceeds; ctmc's
+/// `--max-steps N` replaces it on every path at once.
+pub const MAX_STEPS_PER_ELEMENT: u64 = 1 << 24;
+
 /// Limits of a run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -37,7 +45,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {
-            max_steps_per_element: 1 << 24,
+            max_steps_per_element: MAX_STEPS_PER_ELEMENT,
         }
     }
 }

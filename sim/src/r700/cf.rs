@@ -6,6 +6,7 @@
 //! manual is ambiguous are in `docs/sim-r700.md` §2.2.
 
 use ctm_backend_r700::isa::{CfAluOp, CfInst, CfOp, FetchClause};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::fault::{Fault, FaultKind, FaultLoc};
 use super::prepare::Prepared;
@@ -15,18 +16,26 @@ use super::wavefront::{Entry, Event, Wave};
 const MAX_CALL_DEPTH: u32 = 32;
 
 /// Run the CF program of `w` until END_OF_PROGRAM or a fault.
-pub fn run(w: &mut Wave<'_>, p: &Prepared) -> Result<(), Fault> {
+///
+/// The step limit (`docs/sim-r700.md` §2.2) counts, per lane, the
+/// backward jumps (a CF instruction whose next address is not above its
+/// own: LOOP_END iterating, a JUMP, CALL or RETURN back) the lane takes
+/// while active; one taken with no lane active counts for the wavefront.
+/// A finite program cannot run forever without them, and each is a loop
+/// iteration (or call) of the element in the source, so the limit is in
+/// the reference interpreter's units (steps per element). A wavefront
+/// stops, without a fault of its own, once a lower-numbered wavefront has
+/// faulted (`first_fault`): the run reports that one, as the reference
+/// reports its lowest faulting element.
+pub fn run(w: &mut Wave<'_>, p: &Prepared, first_fault: &AtomicU64) -> Result<(), Fault> {
     let mut pc: u32 = 0;
     let limit = w.config.step_limit;
-    let mut steps: u64 = 0;
+    let mut lane_jumps = [0u64; 64];
+    let mut idle_jumps: u64 = 0;
     loop {
         let Some(inst) = p.cf.get(pc as usize).copied() else {
             return Err(w.fault(FaultLoc::Cf { cf: pc }, FaultKind::PastEnd));
         };
-        steps += 1;
-        if steps > limit {
-            return Err(w.fault(FaultLoc::Cf { cf: pc }, FaultKind::StepLimit { limit }));
-        }
         w.out.counters.cf += 1;
         let at = FaultLoc::Cf { cf: pc };
         let next = step(w, p, pc, &inst).map_err(|e| match e {
@@ -35,6 +44,28 @@ pub fn run(w: &mut Wave<'_>, p: &Prepared) -> Result<(), Fault> {
         })?;
         if inst.end_of_program() {
             return Ok(());
+        }
+        if next <= pc {
+            if first_fault.load(Ordering::Relaxed) < w.id {
+                return Ok(());
+            }
+            let over = if w.active == 0 {
+                idle_jumps += 1;
+                idle_jumps > limit
+            } else {
+                let mut lanes = w.active;
+                let mut over = false;
+                while lanes != 0 {
+                    let jumps = &mut lane_jumps[lanes.trailing_zeros() as usize];
+                    *jumps += 1;
+                    over |= *jumps > limit;
+                    lanes &= lanes - 1;
+                }
+                over
+            };
+            if over {
+                return Err(w.fault(at, FaultKind::StepLimit { limit }));
+            }
         }
         pc = next;
     }

@@ -89,7 +89,8 @@ pub enum FaultKind {
         /// What was attempted.
         what: String,
     },
-    /// The wavefront executed more CF instructions than the step limit.
+    /// A lane took more backward jumps than the step limit (a runaway
+    /// loop, `crate::r700::cf::run`).
     StepLimit {
         /// The limit.
         limit: u64,
@@ -125,7 +126,7 @@ impl fmt::Display for FaultKind {
             FaultKind::StackUnderflow { what } => write!(f, "stack underflow: {what}"),
             FaultKind::StepLimit { limit } => write!(
                 f,
-                "runaway program: more than {limit} CF instructions executed (step limit)"
+                "runaway loop: an element took more than {limit} backward jumps (loop iterations) (step limit)"
             ),
             FaultKind::PastEnd => {
                 f.write_str("execution ran past the end of the CF program (no END_OF_PROGRAM)")

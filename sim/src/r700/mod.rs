@@ -34,6 +34,7 @@ pub mod trace;
 pub mod wavefront;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
 
 use ctm_backend_r700::isa::{Gpr, Program};
 use rayon::prelude::*;
@@ -60,8 +61,10 @@ pub struct Config {
     pub stack_entries_per_simd: u32,
     /// Default STACK_SIZE (entries per wavefront) when the launch gives none.
     pub default_stack_size: u32,
-    /// CF instructions a wavefront may execute before it faults as a
-    /// runaway loop.
+    /// Backward jumps one lane (element) may take before its wavefront
+    /// faults as a runaway loop ([`cf::run`]): the reference interpreter's
+    /// steps per element (`ctm_frontend::interp::MAX_STEPS_PER_ELEMENT`,
+    /// which ctmc sets here), so whatever the reference runs, this runs.
     pub step_limit: u64,
     /// Run wavefronts in parallel (rayon).
     pub parallel: bool,
@@ -79,7 +82,7 @@ impl Default for Config {
             max_wavefronts_per_simd: 16,
             stack_entries_per_simd: 256,
             default_stack_size: 16,
-            step_limit: 1_000_000,
+            step_limit: 1 << 24,
             parallel: true,
             trace: false,
             clause_temps: 0,
@@ -266,12 +269,18 @@ impl Machine {
 
     /// Run `launch` to completion: every wavefront, then the cycle model.
     /// Never panics; a wavefront that faults stops and its fault is in the
-    /// result (other wavefronts still run).
+    /// result. Lower-numbered wavefronts still run; higher ones stop where
+    /// they are (their results are incomplete, the run has faulted), so
+    /// the first fault is the same however the wavefronts are scheduled.
     pub fn run(&self, launch: &Launch) -> RunResult {
         let prepared = prepare::prepare(&launch.program, &self.config);
         let elements = launch.elements();
         let waves = elements.div_ceil(WAVE as u64);
-        let run_one = |w: u64| wavefront::run_wave(&prepared, launch, &self.config, w);
+        // The lowest wavefront that faulted: higher ones stop early, so a
+        // runaway ends after one wavefront's step limit, not all of them.
+        let first_fault = AtomicU64::new(u64::MAX);
+        let run_one =
+            |w: u64| wavefront::run_wave(&prepared, launch, &self.config, w, &first_fault);
         let outcomes: Vec<wavefront::WaveOutcome> = if self.config.parallel {
             (0..waves).into_par_iter().map(run_one).collect()
         } else {

@@ -5,6 +5,7 @@
 //! the wavefront exported and the clause events the cycle model needs.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ctm_backend_r700::isa::{CfCond, CfFlags};
 
@@ -492,10 +493,23 @@ impl<'a> Wave<'a> {
     }
 }
 
-/// Run wavefront `id` of `launch` to its end or first fault.
-pub fn run_wave(prepared: &Prepared, launch: &Launch, config: &Config, id: u64) -> WaveOutcome {
+/// Run wavefront `id` of `launch` to its end or first fault; `first_fault`
+/// is the lowest wavefront that faulted so far (`u64::MAX`: none), which
+/// this one lowers if it faults; a higher wavefront stops early
+/// ([`super::cf::run`]).
+pub fn run_wave(
+    prepared: &Prepared,
+    launch: &Launch,
+    config: &Config,
+    id: u64,
+    first_fault: &AtomicU64,
+) -> WaveOutcome {
     let mut w = Wave::new(id, launch, config);
-    if let Err(f) = super::cf::run(&mut w, prepared) {
+    if first_fault.load(Ordering::Relaxed) < id {
+        return w.out;
+    }
+    if let Err(f) = super::cf::run(&mut w, prepared, first_fault) {
+        first_fault.fetch_min(id, Ordering::Relaxed);
         w.out.fault = Some(f);
     }
     // Pixels killed by the end of the program write nothing.

@@ -9,8 +9,8 @@ pub mod profile;
 use crate::simulate::SimulateOptions;
 use crate::target::entry::{Interface, entry_of};
 use crate::target::{
-    CodegenFailure, ElfEntry, InternalError, MachineProgram, MachineTarget, RawError, RawOutcome,
-    RawRun, RegInit, Session,
+    CodegenFailure, ElfEntry, EmbeddedSource, InternalError, MachineProgram, MachineTarget,
+    RawError, RawOutcome, RawRun, RegInit, Session,
 };
 use ctm_backend_r700::Executable;
 use ctm_backend_r700::abi::Bindings;
@@ -122,11 +122,12 @@ impl MachineProgram for R700Program {
     }
 
     fn elf(&self) -> Result<Vec<u8>, InternalError> {
-        ctm_backend_r700::elf::write(&self.exe).map_err(|e| InternalError::Codegen {
-            target: Target::R700,
-            rule: "elf-write".into(),
-            detail: e.to_string(),
-        })
+        ctm_backend_r700::elf::write(&self.exe).map_err(elf_write_error)
+    }
+
+    fn elf_with_source(&self, source: &EmbeddedSource) -> Result<Vec<u8>, InternalError> {
+        ctm_backend_r700::elf::write_with_source(&self.exe, &source.to_bytes())
+            .map_err(elf_write_error)
     }
 
     fn listing(&self) -> Result<String, InternalError> {
@@ -287,5 +288,15 @@ impl MachineTarget for R700Target {
 
     fn session(&self, options: &SimulateOptions) -> Box<dyn Session> {
         Box::new(launch::R700Session::new(options.models.r700.clone()))
+    }
+}
+
+/// A failure of the ELF writer (a clause layout the encoder rejects): a
+/// bug of the code generator.
+fn elf_write_error(e: ctm_backend_r700::elf::ElfError) -> InternalError {
+    InternalError::Codegen {
+        target: Target::R700,
+        rule: "elf-write".into(),
+        detail: e.to_string(),
     }
 }

@@ -13,10 +13,10 @@ pub mod raw;
 use crate::simulate::SimulateOptions;
 use crate::target::entry::{Interface, entry_of};
 use crate::target::{
-    CodegenFailure, ElfEntry, InternalError, Launch, LaunchError, MachineProgram, MachineTarget,
-    Measured, RawError, RawOutcome, RawRun, Session, launch_label, program_of,
+    CodegenFailure, ElfEntry, EmbeddedSource, InternalError, Launch, LaunchError, MachineProgram,
+    MachineTarget, Measured, RawError, RawOutcome, RawRun, Session, launch_label, program_of,
 };
-use ctm_backend_x1k::abi::{Bindings, IntSource};
+use ctm_backend_x1k::abi::{Bindings, IntSource, UnreadUniform};
 use ctm_backend_x1k::codegen::{self, CodegenError, cost::X1kCost};
 use ctm_backend_x1k::validate::ValidProgram;
 use ctm_frontend::Target;
@@ -61,14 +61,16 @@ fn uniform_constants(ty: &str) -> u32 {
     }
 }
 
-/// `program` without the bindings of uniforms whose float constants the
-/// code never reads (a parameter the kernel ignores, or one the optimiser
-/// removed). The code generator binds every uniform, but the image rules
+/// `program` with the uniforms whose float constants the code never reads
+/// (a parameter the kernel ignores, or one the optimiser removed) moved
+/// from their constant bindings to `unread_uniforms` (name and type, no
+/// constant). The code generator binds every uniform, but the image rules
 /// (`validate::load_elf`, `docs/validator-x1k.md` §5) refuse a uniform on
-/// a constant the code does not read, and `docs/cli.md` says such
-/// uniforms are not in the note, so without this `ctmc run` refused the
-/// ELF that `ctmc` had just written (found by branch `spec-audit`). A
-/// uniform that a loop count reads through an integer constant is kept.
+/// a constant the code does not read, so without this `ctmc run` refused
+/// the ELF that `ctmc` had just written (found by branch `spec-audit`);
+/// keeping the name lets `ctmc run` accept a value for it, as the source
+/// run and the r700's ELF do (branch `spec-left`). A uniform that a loop
+/// count reads through an integer constant keeps its binding.
 fn without_unread_uniforms(program: ValidProgram) -> ValidProgram {
     let b = &program.program().bindings;
     let facts = ctm_backend_x1k::validate::facts(program.program());
@@ -101,11 +103,19 @@ fn without_unread_uniforms(program: ValidProgram) -> ValidProgram {
         return program;
     }
     let mut trimmed = program.program().clone();
-    let mut kept = keep.into_iter();
-    trimmed
-        .bindings
-        .uniforms
-        .retain(|_| kept.next().unwrap_or(true));
+    let bindings = &mut trimmed.bindings;
+    let (kept, unread): (Vec<_>, Vec<_>) = std::mem::take(&mut bindings.uniforms)
+        .into_iter()
+        .zip(keep)
+        .partition(|(_, keep)| *keep);
+    bindings.uniforms = kept.into_iter().map(|(u, _)| u).collect();
+    bindings.unread_uniforms = unread
+        .into_iter()
+        .map(|(u, _)| UnreadUniform {
+            param: u.param,
+            ty: u.ty,
+        })
+        .collect();
     // Removing bindings changes no instruction, so the program stays valid;
     // should it not, the untrimmed one is kept.
     ValidProgram::new(trimmed).unwrap_or(program)
@@ -159,6 +169,11 @@ pub fn interface(b: &Bindings) -> Interface {
         .map(|u| (u.param.clone(), u.ty.clone()))
         .collect();
     uniforms.extend(
+        b.unread_uniforms
+            .iter()
+            .map(|u| (u.param.clone(), u.ty.clone())),
+    );
+    uniforms.extend(
         b.bool_uniforms
             .iter()
             .map(|u| (u.param.clone(), "bool".to_string())),
@@ -203,6 +218,13 @@ impl MachineProgram for X1kProgram {
 
     fn elf(&self) -> Result<Vec<u8>, InternalError> {
         Ok(ctm_backend_x1k::elf::write(&self.program))
+    }
+
+    fn elf_with_source(&self, source: &EmbeddedSource) -> Result<Vec<u8>, InternalError> {
+        Ok(ctm_backend_x1k::elf::write_with_source(
+            &self.program,
+            &source.to_bytes(),
+        ))
     }
 
     fn listing(&self) -> Result<String, InternalError> {

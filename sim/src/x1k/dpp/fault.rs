@@ -248,7 +248,7 @@ pub enum FaultKind {
         pixsize: u32,
     },
     /// The step limit was reached: a runaway loop.
-    #[error("runaway program: more than {limit} instructions executed by one group")]
+    #[error("runaway loop: an element took more than {limit} backward jumps (loop iterations)")]
     RunawayLoop {
         /// The limit.
         limit: u64,

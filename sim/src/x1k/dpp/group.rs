@@ -13,6 +13,7 @@ use super::state::{FcLimits, Group, Held, Spare};
 use super::tex;
 use super::timing::{Costs, Profile, SegmentEnd};
 use crate::x1k::interface::{DppMemory, ElementResult, TargetWrite};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Everything a group reads that is the same for every group of a run.
 pub(crate) struct RunContext<'a> {
@@ -28,8 +29,11 @@ pub(crate) struct RunContext<'a> {
     pub fc_consts: FcConstants,
     /// Cycle costs.
     pub costs: Costs,
-    /// Instructions one group may execute.
+    /// Backward jumps one element may take ([`run_group`]).
     pub step_limit: u64,
+    /// The lowest group (by ordinal) that faulted so far, `u64::MAX` for
+    /// none: the groups after it stop early.
+    pub first_fault: AtomicU64,
     /// What to do on a hazard.
     pub policy: HazardPolicy,
     /// The execution engine.
@@ -82,8 +86,20 @@ fn alu_wait(group: &mut Group) {
 /// writing one result per element into `out` (same length; each slot is
 /// overwritten whole), with the
 /// allocations of `spare` (left there again for the next group).
+///
+/// The step limit counts, per element, the backward jumps (an FC
+/// instruction whose next slot is not after its own: ENDLOOP/ENDREP
+/// iterating, a JUMP or a subroutine call or return back) taken while the
+/// element executes; one taken with no element executing counts for the
+/// group. A finite program cannot run forever without them, and each is
+/// a loop iteration (or call) of the element in the source, so the limit
+/// is in the reference interpreter's units (steps per element,
+/// `docs/sim-x1k.md` "Faults"). A group stops without a fault of its own
+/// once a group before it (`ordinal`) has faulted: the run reports that
+/// one, as the reference reports its lowest faulting element.
 pub(crate) fn run_group(
     ctx: &RunContext<'_>,
+    ordinal: u64,
     elements: &[(u32, u32)],
     out: &mut [ElementResult],
     spare: &mut Spare,
@@ -97,15 +113,10 @@ pub(crate) fn run_group(
         std::mem::take(spare),
     );
     let mut pc = plan.start;
-    let mut steps = 0u64;
+    let mut lane_jumps = [0u64; super::MAX_GROUP_SIZE];
+    let mut idle_jumps = 0u64;
     loop {
         let fault = |kind: FaultKind| DppFault::new(pc, kind);
-        steps += 1;
-        if steps > ctx.step_limit {
-            return Err(fault(FaultKind::RunawayLoop {
-                limit: ctx.step_limit,
-            }));
-        }
         group.slot = pc;
         let exec = group.exec();
         let counters = &mut group.profile.counters;
@@ -215,6 +226,33 @@ pub(crate) fn run_group(
         };
         if pc == plan.end {
             break;
+        }
+        if next <= u32::from(pc) {
+            if ctx.first_fault.load(Ordering::Relaxed) < ordinal {
+                break;
+            }
+            let exec = group.exec();
+            let over = if exec == 0 {
+                idle_jumps += 1;
+                idle_jumps > ctx.step_limit
+            } else {
+                let mut lanes = exec;
+                let mut over = false;
+                while lanes != 0 {
+                    if let Some(jumps) = lane_jumps.get_mut(lanes.trailing_zeros() as usize) {
+                        *jumps += 1;
+                        over |= *jumps > ctx.step_limit;
+                    }
+                    lanes &= lanes - 1;
+                }
+                over
+            };
+            if over {
+                ctx.first_fault.fetch_min(ordinal, Ordering::Relaxed);
+                return Err(fault(FaultKind::RunawayLoop {
+                    limit: ctx.step_limit,
+                }));
+            }
         }
         // Code after END_ADDR is reachable by jumps (subroutines may live
         // there); only leaving the program's slots is a fault.

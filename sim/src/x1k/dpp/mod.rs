@@ -50,6 +50,7 @@ mod transcendental;
 mod writes;
 
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
 
 pub use array::{Dpp, RunRecord};
 pub use cycle::{BatchTiming, CycleModel, StallCycles};
@@ -71,7 +72,11 @@ pub struct DppOptions {
     /// outside are clamped. Default 48, the R580 batch. Results of a valid
     /// program do not depend on it; cycles do.
     pub group_size: usize,
-    /// Instructions one group may execute before [`FaultKind::RunawayLoop`].
+    /// Backward jumps one element may take before its group faults with
+    /// [`FaultKind::RunawayLoop`] (`group::run_group`): the reference
+    /// interpreter's steps per element
+    /// (`ctm_frontend::interp::MAX_STEPS_PER_ELEMENT`, which ctmc sets
+    /// here), so whatever the reference runs, the array runs.
     pub step_limit: u64,
     /// Hazards: fault (default) or warn.
     pub hazards: HazardPolicy,
@@ -292,6 +297,7 @@ pub fn run_program_streaming<E: Send>(
             umrt_per_processor: model.umrt_per_processor_factor,
         },
         step_limit: options.step_limit,
+        first_fault: AtomicU64::new(u64::MAX),
         policy: options.hazards,
         engine: options.engine,
     };
@@ -301,12 +307,17 @@ pub fn run_program_streaming<E: Send>(
     // Run one wave's groups in parallel into `out` (reused from wave to
     // wave: each group overwrites its slots); each worker reuses one
     // group's allocations from group to group.
-    let compute = |wave: &[(u32, u32)], out: &mut Vec<ElementResult>| {
+    // `start` is the wave's first element: groups are numbered from the
+    // run's start, so that a fault stops the groups after it (`group.rs`).
+    let compute = |start: usize, wave: &[(u32, u32)], out: &mut Vec<ElementResult>| {
         out.resize_with(wave.len(), ElementResult::default);
+        let first_group = (start / group_size) as u64;
         wave.par_chunks(group_size)
             .zip(out.par_chunks_mut(group_size))
-            .map_init(Spare::default, |spare, (chunk, out)| {
-                let outcome = group::run_group(&ctx, chunk, out, spare);
+            .enumerate()
+            .map_init(Spare::default, |spare, (k, (chunk, out))| {
+                let ordinal = first_group + k as u64;
+                let outcome = group::run_group(&ctx, ordinal, chunk, out, spare);
                 progress.add(chunk.len() as u64);
                 outcome
             })
@@ -348,12 +359,13 @@ pub fn run_program_streaming<E: Send>(
     // list of the whole run).
     let mut pairs = Vec::new();
     let first = elements.slice(0, wave_len, &mut pairs);
-    let outcomes = compute(first, &mut ready);
+    let outcomes = compute(0, first, &mut ready);
     merge(outcomes).map_err(StreamError::Fault)?;
     let mut start = wave_len;
     while start < elements.len() {
         let wave = elements.slice(start, start + wave_len, &mut pairs);
-        let (sunk, outcomes) = rayon::join(|| sink(&ready), || compute(wave, &mut spare_buf));
+        let (sunk, outcomes) =
+            rayon::join(|| sink(&ready), || compute(start, wave, &mut spare_buf));
         sunk.map_err(StreamError::Sink)?;
         merge(outcomes).map_err(StreamError::Fault)?;
         std::mem::swap(&mut ready, &mut spare_buf);
