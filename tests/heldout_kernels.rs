@@ -34,7 +34,7 @@ const KERNELS: &[(&str, &[&str], u64)] = &[
     ("julia", &["c=-0.8,0.156", "scale=0.05"], 11),
     ("lerp4", &[], 5),
     ("lighting", &["light=0.3,0.5,0.8", "shininess=16"], 14),
-    ("maxabs", &[], 15),
+    ("maxabs", &[], 8),
     ("normalize3", &[], 4),
     ("piecewise", &["lo=-0.5", "hi=0.5"], 7),
     ("product", &[], 8),
