@@ -448,6 +448,24 @@ fn column_coordinates_share_one_register() {
     assert_eq!(alu, 3, "{asm}");
 }
 
+/// A vector divided by one lane computes that lane's `RCP` once (alpha
+/// unit) and multiplies every lane by it: `four_outputs`' `p.xy / p.w`
+/// was two `RCP`s moved to RGB by `SOP`. One `RCP`, then the product as
+/// the output: two ALU instructions.
+#[test]
+fn a_vector_over_a_scalar_takes_one_reciprocal() {
+    for src in [
+        "kernel k(v: In<vec4>, d: Out<vec2>) { d = v.xy / v.w; }",
+        "kernel k(v: In<vec4>, d: Out<vec4>) { d = v / v.w; }",
+        "kernel k(s: f32, v: In<vec4>, d: Out<vec2>) { d = v.xy / s; }",
+    ] {
+        let (asm, alu) = compiled_in(src, TOL_TRANSCENDENTAL, |_| (0.5, 2.0));
+        assert_eq!(asm.matches("rcp(").count(), 1, "{src}\n{asm}");
+        assert!(!asm.contains("sop()"), "{src}\n{asm}");
+        assert_eq!(alu, 2, "{src}\n{asm}");
+    }
+}
+
 /// Lanes of one register in another order need no copy either: the
 /// fetch reads `p.yx` with the swizzle.
 #[test]
