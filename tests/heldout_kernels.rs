@@ -41,7 +41,7 @@ const KERNELS: &[(&str, &[&str], u64)] = &[
     ("put_option", &["rate=0.05", "sigma=0.3"], 27),
     ("sepia", &[], 5),
     ("sobel", &[], 20),
-    ("vignette", &["radius=0.4", "softness=0.2"], 13),
+    ("vignette", &["radius=0.4", "softness=0.2"], 11),
     ("yuv", &[], 6),
 ];
 

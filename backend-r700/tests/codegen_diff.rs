@@ -163,15 +163,69 @@ fn predicated_ifs_agree() {
         in_clause(l) && l.contains("pred:ONE") && l.contains("pred:ZERO")
     });
     // Nested: the inner `if` is predicated inside the outer one's taken
-    // part, which stays a branch (one predicate bit, §4.9.4).
+    // part, and so is the outer one (`predicate.rs` `nest`: the inner
+    // predicates AND the outer condition, which is set again after it).
     let nested = "kernel c(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
                   if y > 0.25 {\n        s = y * 2.0;\n        if y > 0.75 {\n            \
                   s = s + 10.0;\n        }\n        s = s - 1.0;\n    }\n    r = s;\n}\n";
     predicated_case(nested, OptLevel::O0, |l| {
-        l.contains("ALU_PUSH_BEFORE")
-            && l.contains("pred:ONE")
-            && l.matches("update_exec").count() == 1
+        in_clause(l)
+            && !l.contains("ALU_PUSH_BEFORE")
+            && l.contains("AND_INT")
+            && l.matches("update_pred").count() == 4
     });
+}
+
+/// Nested predication (`predicate.rs` `nest`): inner `if`s with and
+/// without an else part, two of them in one outer part, an inner `if`
+/// inside an outer if/else, all in one ALU clause — no
+/// `ALU_PUSH_BEFORE`, no `update_exec` — and agreeing with the reference
+/// where elements split at both levels, all take both, and none takes
+/// the outer one; three levels, the outer one a branch.
+#[test]
+fn nested_ifs_are_predicated_in_one_clause() {
+    let shapes = [
+        "kernel a(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+         if y > 0.25 {\n        s = y * 2.0;\n        if y > 0.75 {\n            s = s + 10.0;\n        \
+         } else {\n            s = s * 3.0;\n        }\n    }\n    r = s;\n}\n",
+        "kernel b(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    let mut t = 1.0;\n    \
+         if y > 0.2 {\n        s = y * 2.0;\n        if y > 0.5 {\n            s = s + 10.0;\n        }\n        \
+         t = s * s;\n        if y < 0.8 {\n            t = t - y;\n        } else {\n            \
+         t = t + 4.0;\n        }\n    } else {\n        t = y - 5.0;\n    }\n    r = s + t;\n}\n",
+        "kernel c(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = 0.0;\n    \
+         if y > 0.4 {\n        if y > 0.6 {\n            s = y * y;\n        } else {\n            \
+         s = y + 1.0;\n        }\n    } else {\n        s = y - 2.0;\n    }\n    r = s;\n}\n",
+        // Three levels: the middle `if` is predicated with the innermost
+        // one nested, and stays inside the outer `if`'s branch (an inner
+        // part already holding a nested `if`'s `PRED_SETGT_INT` is not
+        // nested again).
+        "kernel d(x: In<f32>, r: Out<f32>) {\n    let y = x;\n    let mut s = y;\n    \
+         if y > 0.2 {\n        s = s * 2.0;\n        if y > 0.4 {\n            s = s + 1.0;\n            \
+         if y > 0.6 {\n                s = s * 3.0;\n            }\n            s = s - 0.5;\n        }\n        \
+         s = s + y;\n    }\n    r = s;\n}\n",
+    ];
+    for src in shapes {
+        let program = codegen_common::checked(src).expect("checks");
+        let k = &program.kernels[0];
+        for level in [OptLevel::O0, OptLevel::O1] {
+            let exe = codegen_common::compile_program(&program, level).expect("compiles");
+            let listing = ctm_backend_r700::isa::format_program(&exe.program);
+            let levels = src.contains("kernel d");
+            assert_eq!(
+                listing.contains("update_exec"),
+                levels,
+                "{level:?}\n{listing}"
+            );
+            assert!(listing.contains("AND_INT"), "{level:?}\n{listing}");
+            for (lo, hi) in [(0.0, 1.0), (0.3, 0.7), (0.9, 1.0), (0.0, 0.15)] {
+                for seed in 0..2 {
+                    let args = scaled(args_for(k, (16, 8), seed, |_| (0.0, 1.0)), lo, hi);
+                    check_at(&program, &args, 1e-5, level)
+                        .unwrap_or_else(|e| panic!("{level:?} [{lo}, {hi}): {e}\n{listing}"));
+                }
+            }
+        }
+    }
 }
 
 /// At -O2 the cost model keeps an `if` whose two vector results are
@@ -267,6 +321,129 @@ fn nested_loops_write_loop_variables_directly() {
                 _ => (-1.0, 4.0),
             });
             check_at(&program, &args, 1e-5, level).unwrap_or_else(|e| panic!("{e}\n{listing}"));
+        }
+    }
+}
+
+/// `ALU_ELSE_AFTER` (manual L2306-2312, L7761; `docs/isa-r700.md` §6 #26):
+/// where an `if`'s taken part ends in a plain ALU clause with no
+/// `PRED_SET*` and the other part is cheap to run idle, that clause
+/// becomes `ALU_ELSE_AFTER` (no push, then ELSE) in place of the `ELSE`.
+/// Each shape is compiled at -O0 and -O1 (`dot` in a part keeps it a
+/// branch; only the last case's inner `if` is predicated), its CF program
+/// counted, and run where some, all and no elements take each branch.
+#[test]
+fn if_else_shapes_with_alu_else_after_agree() {
+    struct Shape {
+        src: &'static str,
+        /// At -O0 and -O1.
+        else_after: [usize; 2],
+        elses: usize,
+        cf: [usize; 2],
+    }
+    // `dot` keeps a part from being predicated (`predicate.rs`); the
+    // stream is read once, before the `if`.
+    let shapes = [
+        // One if/else: ALU_PUSH_BEFORE, ALU_ELSE_AFTER, ALU_POP_AFTER.
+        Shape {
+            src: "kernel a(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  if q.x > 0.5 {\n        s = dot(q, q) * 3.0;\n    } else {\n        \
+                  s = q.y - 7.0;\n    }\n    r = s;\n}\n",
+            else_after: [1, 1],
+            elses: 0,
+            cf: [5, 5],
+        },
+        // Nested in the taken part, which goes on after the inner `if`:
+        // both switch with ALU_ELSE_AFTER.
+        Shape {
+            src: "kernel b(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  if q.x > 0.25 {\n        s = q.y * 2.0;\n        if q.x > 0.75 {\n            \
+                  s = s + dot(q, q);\n        } else {\n            s = s - q.z;\n        }\n        \
+                  s = s * dot(q, q.wzyx);\n    } else {\n        s = q.w - 1.0;\n    }\n    r = s;\n}\n",
+            else_after: [2, 2],
+            elses: 0,
+            cf: [9, 9],
+        },
+        // Nested in the other part: the outer part is not cheap to run
+        // idle (flow control), so the outer ELSE stays and jumps over it;
+        // the inner one switches with ALU_ELSE_AFTER.
+        Shape {
+            src: "kernel c(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  if q.x > 0.5 {\n        s = dot(q, q);\n    } else {\n        \
+                  if q.x > 0.25 {\n            s = dot(q, q.yxwz) + 1.0;\n        } else {\n            \
+                  s = q.z - 1.0;\n        }\n    }\n    r = s;\n}\n",
+            else_after: [1, 1],
+            elses: 1,
+            cf: [9, 9],
+        },
+        // In a loop body (and, at -O0, the guard around the loop, whose
+        // other part passes the value through; -O1 knows the loop runs).
+        Shape {
+            src: "kernel d(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  let mut i = 0.0;\n    while i < 4.0 {\n        if q.x > i * 0.25 {\n            \
+                  s = s + dot(q, q);\n        } else {\n            s = s - q.y * 2.0;\n        }\n        \
+                  i += 1.0;\n    }\n    r = s;\n}\n",
+            else_after: [2, 1],
+            elses: 0,
+            cf: [13, 10],
+        },
+        // A JUMP skips the taken part (it holds a loop) and would land on
+        // its last clause, too long (over 8 groups) to run idle: the
+        // ELSE stays (the loop's guard inside switches with
+        // ALU_ELSE_AFTER).
+        Shape {
+            src: "kernel f(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = 0.0;\n    \
+                  if q.x > 0.5 {\n        let mut i = 0.0;\n        while i < q.y * 4.0 {\n            \
+                  s = s + dot(q, q);\n            i += 1.0;\n        }\n        \
+                  s = sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(sqrt(s + 1.0)))))))));\n    } else {\n        \
+                  s = q.z - 1.0;\n    }\n    r = s;\n}\n",
+            else_after: [1, 1],
+            elses: 1,
+            cf: [0, 0],
+        },
+        // The taken part's last clause holds the predicated inner `if`'s
+        // PRED_SET (which ALU_ELSE_AFTER would push for): the ELSE stays.
+        Shape {
+            src: "kernel e(v: In<vec4>, r: Out<f32>) {\n    let q = v;\n    let mut s = q.y;\n    \
+                  if q.x > 0.25 {\n        s = dot(q, q);\n        if q.x > 0.75 {\n            \
+                  s = s + 10.0;\n        }\n        s = s - 1.0;\n    } else {\n        \
+                  s = q.z * q.w;\n    }\n    r = s;\n}\n",
+            else_after: [0, 0],
+            elses: 1,
+            cf: [6, 6],
+        },
+    ];
+    for shape in &shapes {
+        let program = codegen_common::checked(shape.src).expect("checks");
+        let k = &program.kernels[0];
+        for (l, level) in [OptLevel::O0, OptLevel::O1].into_iter().enumerate() {
+            let exe = codegen_common::compile_program(&program, level).expect("compiles");
+            let listing = ctm_backend_r700::isa::format_program(&exe.program);
+            let count = |op: &str| {
+                listing
+                    .lines()
+                    .filter(|l| l.split_whitespace().nth(1) == Some(op))
+                    .count()
+            };
+            {
+                assert_eq!(count("ALU_ELSE_AFTER"), shape.else_after[l], "{listing}");
+                assert_eq!(count("ELSE"), shape.elses, "{listing}");
+                // A loop exits through its ALU_BREAK clause and LOOP_END.
+                assert_eq!(count("LOOP_BREAK"), 0, "{listing}");
+                assert_eq!(count("ALU_BREAK"), count("LOOP_END"), "{listing}");
+                if shape.cf[l] > 0 {
+                    assert_eq!(exe.program.cf.len(), shape.cf[l], "{listing}");
+                }
+            }
+            eprintln!(
+                "{level:?} {} CF instructions:\n{listing}",
+                exe.program.cf.len()
+            );
+            for (lo, hi) in [(0.0, 1.0), (0.6, 1.0), (0.0, 0.2), (0.3, 0.7), (0.8, 1.0)] {
+                let args = scaled(args_for(k, (16, 8), 1, |_| (0.0, 1.0)), lo, hi);
+                check_at(&program, &args, 1e-5, level)
+                    .unwrap_or_else(|e| panic!("{level:?} [{lo}, {hi}): {e}\n{listing}"));
+            }
         }
     }
 }

@@ -733,3 +733,70 @@ proptest! {
         }
     }
 }
+
+/// ALU_ELSE_AFTER's stack effect is `CfAluOp::pushes` (shared with the
+/// simulator, `docs/isa-r700.md` §6 #26): one subentry per PRED_SET* of
+/// its clause, none without one.
+#[test]
+fn alu_else_after_pushes_per_pred_set() {
+    // No PRED_SET*: no push, so a POP after it underflows at top level ...
+    expect(
+        &flow(vec![
+            alu_op(CfAluOp::AluElseAfter),
+            pops(cf(CfOp::Pop, 2), 1),
+            end(),
+        ]),
+        Rule::StackUnderflow,
+    );
+    // ... and it switches an if/else between a push and a pop.
+    clean(&flow(vec![
+        alu_op(CfAluOp::AluPushBefore),
+        alu_op(CfAluOp::AluElseAfter),
+        alu_op(CfAluOp::AluPopAfter),
+        end(),
+    ]));
+    // With a PRED_SET*: one push, which the POP after it balances.
+    let mut set = AluInst::op2(Op2::PredSetgt, d(1, X), [r(1, X), one()]);
+    if let AluForm::Op2(f) = &mut set.form {
+        f.write_mask = false;
+        f.update_pred = true;
+        f.update_exec_mask = true;
+    }
+    let mut p = flow(vec![
+        alu_op(CfAluOp::AluElseAfter),
+        pops(cf(CfOp::Pop, 2), 1),
+        end(),
+    ]);
+    p.clauses.insert(
+        3,
+        Clause::Alu(AluClause {
+            groups: vec![grp(&[set])],
+        }),
+    );
+    clean(&p);
+    // Without the POP the push is still open at the end.
+    p.cf[1] = CfInst::Cf(CfGeneral::new(CfOp::Nop));
+    expect(&p, Rule::EndOfProgramNested);
+}
+
+/// ALU_BREAK's transient push (`CfAluOp::transient_pushes`) needs a
+/// subentry beside the loop's entry: STACK_SIZE 1 overflows, 2 does not.
+#[test]
+fn alu_break_needs_room_for_its_push() {
+    let p = flow(vec![
+        cf(CfOp::LoopStartDx10, 3),
+        alu_op(CfAluOp::AluBreak),
+        cf(CfOp::LoopEnd, 1),
+        end(),
+    ]);
+    let size = |n: usize| Config {
+        stack_size: n,
+        ..Config::default()
+    };
+    expect_with(&p, &size(1), Rule::StackOverflow);
+    assert!(
+        violations(&p, &size(2)).is_empty(),
+        "{:#?}",
+        violations(&p, &size(2))
+    );
+}

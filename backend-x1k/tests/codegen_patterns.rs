@@ -559,3 +559,90 @@ fn generated_kernel_agrees(seed: u64, levels: &[OptLevel]) {
             .unwrap_or_else(|e| panic!("{level:?}: {e}"));
     }
 }
+
+/// `index() / domain()` is one vec2 MAD by the reciprocal lanes the loader
+/// fills into the domain constant (`docs/abi-x1k.md` §3: width, height,
+/// 1/width, 1/height): no `RCP`, no `SOP` copies. A width that is not a
+/// power of two (7×5) agrees with the reference too (within one ulp).
+#[test]
+fn division_by_the_domain_reads_its_reciprocal() {
+    let src = "kernel k(r: Out<vec4>) {
+                   let uv = index() / domain();
+                   r = vec4(uv, 1.0 / domain().y, rcp(domain().x));
+               }";
+    let (asm, alu) = compiled(src, TOL_EXACT);
+    assert!(!asm.contains("rcp("), "{asm}");
+    assert!(!asm.contains("sop("), "{asm}");
+    assert!(alu <= 2, "{asm}");
+    let c = compile(
+        src,
+        &CheckOptions {
+            target: Target::X1k,
+        },
+    );
+    let program = c.program.expect("checks");
+    let k = &program.kernels[0];
+    let args = args_for(k, (7, 5), 0, |_| (-2.0, 2.0));
+    if let Err(e) = check(&program, k, &args, TOL_EXACT) {
+        panic!("7x5: {e}");
+    }
+}
+
+/// A gather at `vec2(k, 0.0)` in a loop (nbody's `bodies[vec2(k, 0.0)]`):
+/// the counter lives in the coordinate register beside the 0.0, which is
+/// written once before the loop, together with the counter's start (one
+/// move for both). The loop is the fetch, the sum and the increment: no
+/// lane moves per iteration.
+#[test]
+fn a_literal_coordinate_lane_is_written_before_the_loop() {
+    let (asm, alu) = compiled_in(
+        "kernel k(n: i32, a: In<f32>, c: Out<f32>) {
+             let mut acc = 0.0;
+             for t in 0..n {
+                 acc += a[vec2(t as f32, 0.0)];
+             }
+             c = acc;
+         }",
+        TOL_EXACT,
+        |name| if name == "n" { (0.0, 9.0) } else { (-2.0, 2.0) },
+    );
+    let body = asm
+        .lines()
+        .skip_while(|l| !l.contains(" rep "))
+        .take_while(|l| !l.contains("endrep"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        !body.contains("omod_off"),
+        "a coordinate move is back:\n{asm}"
+    );
+    // One instruction before the loop (the counter's start and the 0.0,
+    // beside the sum's start), the increment in the loop, the output.
+    assert_eq!(alu, 3, "{asm}");
+}
+
+/// Two outputs of an `if` (the cbrt example's `r` and `steps`): the
+/// second is written by the op computing it in each branch (CTM §3.3.8:
+/// any ALU instruction may write a render target), the first by the
+/// program's last instruction, which must be an `OUT` anyway (CTM §3.1):
+/// one instruction after the `endif`, not two.
+#[test]
+fn a_branch_writes_its_output() {
+    let program = codegen_common::example_program("cbrt");
+    let k = &program.kernels[0];
+    let p = compile_kernel(&program, k, OptLevel::O2, &Default::default()).expect("compiles");
+    for seed in 0..3 {
+        let args = args_for(k, (8, 8), seed, |_| (-2.0, 2.0));
+        if let Err(e) = check(&program, k, &args, TOL_TRANSCENDENTAL) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    let asm = isa::format_program(&p.insts);
+    let after: Vec<&str> = asm
+        .lines()
+        .skip_while(|l| !l.contains("# endif"))
+        .skip(1)
+        .collect();
+    assert_eq!(after.len(), 1, "{asm}");
+    assert_eq!(asm.matches("out o1.r").count(), 2, "{asm}");
+}

@@ -500,4 +500,79 @@ fn alu_break_and_alu_continue_retire_masked_pixels() {
     assert_eq!(r.faults, vec![]);
     assert_eq!(xs_of(&r), [0.0, 3.0, 4.0]);
     assert!(r.stats.cf_instructions > 0);
+    // Their transient push ("PUSH, ALU, ELSE, …, POP", Table 3.7) needs
+    // room beside the loop's entry: a subentry, so STACK_SIZE 2.
+    let r = run(brk(CfAluOp::AluBreak), &[0.0, 1.5, 9.0], |l| {
+        setup(l);
+        l.stack_size = Some(1);
+    });
+    assert_eq!(r.faults.len(), 1);
+    assert_eq!(
+        r.faults[0].kind,
+        FaultKind::StackOverflow { needed: 2, size: 1 }
+    );
+    let r = run(brk(CfAluOp::AluBreak), &[0.0, 1.5, 9.0], |l| {
+        setup(l);
+        l.stack_size = Some(2);
+    });
+    assert_eq!(r.faults, vec![]);
+}
+
+/// ALU_ELSE_AFTER (`CfAluOp::pushes`, docs/sim-r700.md §2.2): a clause
+/// with no PRED_SET* pushes nothing, then ELSE swaps the branch's pixels —
+/// the `ALU; ELSE` of an if/else in one CF instruction.
+#[test]
+fn alu_else_after_without_pred_set_is_alu_then_else() {
+    let p = program(
+        vec![
+            cf_alu(CfAluOp::AluPushBefore, 0, 0),
+            cf_alu(CfAluOp::AluElseAfter, 1, 0),
+            cf_alu(CfAluOp::AluPopAfter, 2, 0),
+            export_done(1, 0, true),
+        ],
+        vec![
+            vec![group(
+                &[pred_exec(Op2::PredSetgt, src(0, X), AluSrc::literal(X))],
+                &[f(3.0)],
+            )],
+            vec![mov_lit(1, X, 1.0)],
+            vec![mov_lit(1, X, 2.0)],
+        ],
+    );
+    let xs = [5.0, 1.0, 3.0, 4.0, -9.0];
+    let r = run(p.clone(), &xs, |_| {});
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [1.0, 2.0, 2.0, 1.0, 2.0]);
+    // No element takes the first part: it runs idle, the second for all.
+    let r = run(p, &[0.0; 64], |_| {});
+    assert_eq!(r.faults, vec![]);
+    assert_eq!(xs_of(&r), [2.0; 64]);
+}
+
+/// ALU_ELSE_AFTER with a PRED_SET* pushes first (L2306-2312, L7761): the
+/// pixels failing the test run the next clause, and the POP after it
+/// finds the pushed entry (without the push it would underflow).
+#[test]
+fn alu_else_after_pushes_for_its_pred_set() {
+    let p = program(
+        vec![
+            cf_alu(CfAluOp::AluElseAfter, 0, 0),
+            cf_alu(CfAluOp::Alu, 1, 0),
+            cf(CfOp::Pop, 0, 1),
+            cf_alu(CfAluOp::Alu, 2, 0),
+            export_done(1, 0, true),
+        ],
+        vec![
+            vec![group(
+                &[pred_exec(Op2::PredSetgt, src(0, X), AluSrc::literal(X))],
+                &[f(3.0)],
+            )],
+            vec![mov_lit(1, X, 2.0)],
+            vec![add_lit(1, Y, 1.0)],
+        ],
+    );
+    let r = run(p, &[5.0, 1.0, 3.0, 4.0], |_| {});
+    assert_eq!(r.faults, vec![]);
+    let got: Vec<[f32; 2]> = pixels(&r, 0).iter().map(|v| [v[0], v[1]]).collect();
+    assert_eq!(got, [[0.0, 1.0], [2.0, 1.0], [2.0, 1.0], [0.0, 1.0]]);
 }

@@ -9,12 +9,18 @@
 //!   part, `ELSE` jumping to the `POP`, the other part, `POP pop:1`
 //!   (Table 3.7, §3.6; the same shape as Mesa's r600 back end); no
 //!   `JUMP` where the taken part is at most one small ALU clause (it runs
-//!   with no element active instead of being jumped over);
+//!   with no element active instead of being jumped over); where the
+//!   taken part ends in a plain `ALU` clause with no `PRED_SET*` and the
+//!   other part is that cheap too, the clause becomes `ALU_ELSE_AFTER`
+//!   and replaces the `ELSE` (`CfAluOp::pushes`: no push without a
+//!   `PRED_SET*`, then ELSE; `docs/isa-r700.md` §6 #26);
 //! * loops: `LOOP_START_DX10` (jumping past `LOOP_END`), the body, whose
-//!   last clause is `ALU_PUSH_BEFORE` with `PRED_SETE_INT continue, 0`
-//!   (the elements that leave), `JUMP pop:1` to `LOOP_END` when none
-//!   leaves, `LOOP_BREAK`, `POP pop:1`, `LOOP_END` back to the body — the
-//!   shape LLVM 14 emits (§3.7.3); the trip count is a run-time value;
+//!   last clause is `ALU_BREAK` with `PRED_SETNE_INT continue, 0` (the
+//!   elements it turns off leave: Table 3.7 L1116), `LOOP_END` back to
+//!   the body; the trip count is a run-time value. (LLVM 14's shape,
+//!   `ALU_PUSH_BEFORE` with `PRED_SETE_INT`, `JUMP pop:1`, `LOOP_BREAK`,
+//!   `POP pop:1`, `LOOP_END`, is what the body is emitted as first;
+//!   `exit_by_alu_break` rewrites it);
 //! * exports last: `EXPORT` per output, `EXPORT_DONE` with
 //!   `END_OF_PROGRAM` on the last one (§3.1 L711, L795-797), or a CF `NOP`
 //!   with END_OF_PROGRAM when there is none; scatter writes are
@@ -31,7 +37,8 @@
 //! * every CF instruction has BARRIER set (results of one clause are read
 //!   by the next);
 //! * STACK_SIZE: the deepest nesting in entries, with subentries (one per
-//!   `ALU_PUSH_BEFORE`) four to an entry at wavefront width 64 (§3.6.5
+//!   `ALU_PUSH_BEFORE`, and one for a loop's `ALU_BREAK`, "PUSH, ALU,
+//!   ELSE, …, POP", L1116) four to an entry at wavefront width 64 (§3.6.5
 //!   L1060-1085).
 
 use smallvec::SmallVec;
@@ -44,7 +51,7 @@ use crate::isa::{
     AluClause, AluClauseAddr, AluDst, AluForm, AluGroup, AluInst, AluSlotCount, AluSrc, AluSrcSel,
     ArrayBase, ArraySize, BurstCount, CfAllocIo, CfAlu, CfAluOp, CfExport, CfExportOp, CfFlags,
     CfGeneral, CfInst, CfMem, CfMemOp, CfOp, Chan, Clause, CompMask, CoordType, ExportType,
-    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, PopCount, PredSel,
+    FetchClause, FetchCount, Gpr, IndexMode, Kcache, LodBias, MemAccess, Op2, PopCount, PredSel,
     Program, SamplerId, Sel, TexInst, TexOffset, TexOp, TexSrcSel,
 };
 
@@ -52,6 +59,9 @@ use crate::isa::{
 /// does not outlive its clause, manual §4.9.4 L2014): `compile` then
 /// branches instead of predicating.
 pub const PREDICATE_CROSSES_CLAUSE: &str = "predicate-crosses-clause";
+
+/// A group's ops and their slots.
+type Members = SmallVec<[(usize, Slot); 5]>;
 
 /// ALU clause size limit in slots (Table 3.2, L816).
 pub const MAX_ALU_SLOTS: usize = 128;
@@ -72,6 +82,47 @@ struct Emitter<'a> {
     depth_subs: u32,
     stack: u32,
     tex_run: Option<usize>,
+    /// Walk position of the last group or item emitted.
+    pos: u32,
+    /// ALU clauses emitted so far.
+    alu_clauses: u32,
+    map: ClauseMap,
+}
+
+/// Which ALU clause each scheduled group landed in, by `regalloc`'s walk
+/// position (one per scheduled group or other item, in CF order, from 1):
+/// what decides whether a clause-local value may live in a clause
+/// temporary, which is "not preserved past the end of a clause" (manual
+/// L1299, L1301). A group split by the bank-swizzle search whose halves
+/// fall in two clauses is in none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClauseMap(Vec<u32>);
+
+impl ClauseMap {
+    /// No clause (not an ALU group, or a group cut in two).
+    const NONE: u32 = 0;
+    const STRADDLES: u32 = u32::MAX;
+
+    fn note(&mut self, pos: u32, clause: u32) {
+        let p = pos as usize;
+        if self.0.len() <= p {
+            self.0.resize(p + 1, Self::NONE);
+        }
+        self.0[p] = match self.0[p] {
+            Self::NONE => clause,
+            c if c == clause => clause,
+            _ => Self::STRADDLES,
+        };
+    }
+
+    /// Whether the groups at walk positions `from` and `to` (and so all
+    /// between them, clauses being runs of consecutive groups) are in one
+    /// ALU clause.
+    pub fn same_clause(&self, from: u32, to: u32) -> bool {
+        let at = |p: u32| self.0.get(p as usize).copied().unwrap_or(Self::NONE);
+        let c = at(from);
+        c != Self::NONE && c != Self::STRADDLES && at(to) == c
+    }
 }
 
 fn chan(c: u8) -> Chan {
@@ -267,10 +318,11 @@ impl Emitter<'_> {
         &self,
         ops: &[AluOp],
         groups: &[super::sched::Group],
-    ) -> Result<Vec<(AluGroup, bool, bool)>, CodegenError> {
+    ) -> Result<Vec<(AluGroup, bool, bool, usize)>, CodegenError> {
         let mut out = Vec::new();
-        let mut work: Vec<SmallVec<[(usize, Slot); 5]>> = groups.iter().rev().cloned().collect();
-        while let Some(mut members) = work.pop() {
+        // Each work item remembers the scheduled group it comes from.
+        let mut work: Vec<(usize, Members)> = groups.iter().cloned().enumerate().rev().collect();
+        while let Some((origin, mut members)) = work.pop() {
             // After a split a Trans op may find its element's vector unit
             // free; the hardware's unit assignment (§4.4, PREFER_VECTOR)
             // then moves it there, so list it there.
@@ -296,7 +348,7 @@ impl Emitter<'_> {
                         .iter()
                         .any(|s| matches!(s.src, Src::ConstRel { .. }))
                 });
-                out.push((g, mova, rel));
+                out.push((g, mova, rel, origin));
                 continue;
             }
             let closing = members
@@ -340,14 +392,14 @@ impl Emitter<'_> {
                 && let Some(k) = later
             {
                 let (moved, rest) = split(k);
-                work.push(moved);
-                work.push(rest);
+                work.push((origin, moved));
+                work.push((origin, rest));
             } else if distinct > 1
                 && let Some(k) = earlier
             {
                 let (moved, rest) = split(k);
-                work.push(rest);
-                work.push(moved);
+                work.push((origin, rest));
+                work.push((origin, moved));
             } else {
                 return Err(CodegenError::internal(
                     "gpr-read-port",
@@ -367,17 +419,24 @@ impl Emitter<'_> {
 
     fn items(&mut self, items: &[SItem]) -> Result<(), CodegenError> {
         for it in items {
+            if let SItem::Other(_) = it {
+                self.pos += 1;
+            }
             match it {
                 SItem::Seg(seg) => {
                     self.tex_run = None;
                     let push = seg.ops.last().is_some_and(|o| o.role == Role::Predicate);
                     let groups = self.groups(&seg.ops, &seg.groups)?;
+                    // Walk positions of this segment's scheduled groups
+                    // (`regalloc`'s numbering: one per group or item).
+                    let base = self.pos;
+                    self.pos += seg.groups.len() as u32;
                     // AR is live at boundary b when a relative read at or
                     // after b follows a MOVA before b.
                     let n = groups.len();
                     let mut live = vec![false; n + 1];
                     let mut pending = false;
-                    for (b, (_, mova, rel)) in groups.iter().enumerate() {
+                    for (b, (_, mova, rel, _)) in groups.iter().enumerate() {
                         if *mova {
                             pending = false;
                         }
@@ -411,7 +470,7 @@ impl Emitter<'_> {
                     let mut tail = 0;
                     let mut set_at: Option<usize> = None;
                     let mut pred_live = vec![false; n + 1];
-                    for (b, (g, _, _)) in groups.iter().enumerate() {
+                    for (b, (g, _, _, _)) in groups.iter().enumerate() {
                         let uses = g.insts.iter().any(|i| i.pred_sel != PredSel::Off);
                         if uses {
                             if let Some(p) = set_at {
@@ -480,6 +539,11 @@ impl Emitter<'_> {
                             barrier: true,
                         }));
                         self.clauses.push((idx, Pending::Alu(clause)));
+                        self.alu_clauses += 1;
+                        let id = self.alu_clauses;
+                        for g in &groups[start..end] {
+                            self.map.note(base + 1 + g.3 as u32, id);
+                        }
                         start = end;
                     }
                 }
@@ -618,12 +682,28 @@ impl Emitter<'_> {
                     } else {
                         Some(at)
                     };
+                    // The ELSE, or the taken part's last clause turned
+                    // ALU_ELSE_AFTER: the other part starts after it.
                     let mut else_at = None;
                     if !els.is_empty() {
-                        else_at = Some(self.cf.len());
+                        let e = self.cf.len();
                         self.cf.push(general(CfOp::Else, 0, 0));
                         self.items(els)?;
                         self.tex_run = None;
+                        else_at = Some(e);
+                        // Only where the other part is cheap to run idle
+                        // (ALU_ELSE_AFTER cannot jump over it, L1187),
+                        // and where a JUMP skipping the taken part would
+                        // land on a clause small enough to run idle (the
+                        // ALU_POP_AFTER trade-off; a taken part that is
+                        // one such clause has no JUMP).
+                        let first_taken = jump.map_or(at, |j| j + 1);
+                        if self.idle_cheap(e + 1)
+                            && let Some(k) = self.else_after(first_taken, e, jump.is_some())
+                        {
+                            self.remove_cf(e);
+                            else_at = Some(k);
+                        }
                     }
                     let first = else_at.map_or(jump.map_or(at, |j| j + 1), |e| e + 1);
                     let end = match self.pop_after(first) {
@@ -655,17 +735,23 @@ impl Emitter<'_> {
                     self.items(body)?;
                     self.depth_subs -= 1;
                     self.tex_run = None;
-                    let jump = self.cf.len();
-                    self.cf.push(general(CfOp::Jump, 0, 1));
-                    let brk = self.cf.len();
-                    self.cf.push(general(CfOp::LoopBreak, 0, 0));
-                    let pop = self.cf.len();
-                    self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
-                    let end = self.cf.len();
-                    self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
-                    set_addr(&mut self.cf[start], end as u32 + 1);
-                    set_addr(&mut self.cf[jump], end as u32);
-                    set_addr(&mut self.cf[brk], end as u32);
+                    if self.exit_by_alu_break() {
+                        let end = self.cf.len();
+                        self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
+                        set_addr(&mut self.cf[start], end as u32 + 1);
+                    } else {
+                        let jump = self.cf.len();
+                        self.cf.push(general(CfOp::Jump, 0, 1));
+                        let brk = self.cf.len();
+                        self.cf.push(general(CfOp::LoopBreak, 0, 0));
+                        let pop = self.cf.len();
+                        self.cf.push(general(CfOp::Pop, pop as u32 + 1, 1));
+                        let end = self.cf.len();
+                        self.cf.push(general(CfOp::LoopEnd, start as u32 + 1, 0));
+                        set_addr(&mut self.cf[start], end as u32 + 1);
+                        set_addr(&mut self.cf[jump], end as u32);
+                        set_addr(&mut self.cf[brk], end as u32);
+                    }
                     self.depth_entries -= 1;
                 }
             }
@@ -690,6 +776,82 @@ impl Emitter<'_> {
             }
             _ => false,
         }
+    }
+
+    /// The `ELSE` at `else_at` merged into the taken part's last CF
+    /// instruction (just before it) when that is a plain `ALU` clause at
+    /// or after `first` with no `PRED_SET*`: it becomes `ALU_ELSE_AFTER`,
+    /// which then pushes nothing and inverts the branch's pixels after
+    /// the clause (`CfAluOp::pushes`, `docs/isa-r700.md` §6 #26), one CF
+    /// instruction fewer. Unlike the `ELSE` it replaces it cannot jump
+    /// (L1187): where no element takes the other part, that part runs
+    /// idle, so the caller merges only before a part that is cheap to
+    /// run idle; and a `JUMP` skipping the taken part lands on it, so with
+    /// `small` only a clause of at most [`POP_AFTER_GROUPS`] groups.
+    /// Returns its index; the caller removes the `ELSE`.
+    fn else_after(&mut self, first: usize, else_at: usize, small: bool) -> Option<usize> {
+        let last = else_at.checked_sub(1)?;
+        if last < first {
+            return None;
+        }
+        let plain = self.clauses.iter().any(|(idx, p)| {
+            *idx == last
+                && matches!(p, Pending::Alu(c) if c.pred_set_count() == 0
+                    && (!small || c.groups.len() <= POP_AFTER_GROUPS))
+        });
+        match &mut self.cf[last] {
+            CfInst::Alu(a) if a.op == CfAluOp::Alu && plain => {
+                a.op = CfAluOp::AluElseAfter;
+                Some(last)
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop body's exit test — its last CF instruction, an
+    /// `ALU_PUSH_BEFORE` clause ending in `PRED_SETE_INT continue, 0`,
+    /// which `JUMP pop:1`, `LOOP_BREAK`, `POP pop:1` follow — turned into
+    /// an `ALU_BREAK` clause ending in `PRED_SETNE_INT continue, 0`: the
+    /// active elements the `PRED_SET` turns off (those leaving) become
+    /// inactive-break (Table 3.7 L1116 "Change active pixels masked by ALU
+    /// to inactive-break", L2272, L7760), and `LOOP_END` follows directly:
+    /// three CF instructions fewer per loop. `LOOP_END` then exits when no
+    /// element is left (Table 3.7 L1100), as the skipped `LOOP_BREAK`'s
+    /// jump did. ALU_BREAK is "PUSH, ALU, ELSE, BREAK, POP" (L1116): its
+    /// transient push keeps the subentry the `ALU_PUSH_BEFORE` had in the
+    /// STACK_SIZE count. The same reading as the decaf Wii U emulator's
+    /// (`spirv_cf.cpp`: elements the clause made inactive become
+    /// inactive-break) and as the simulator's (`docs/sim-r700.md` §2.2).
+    fn exit_by_alu_break(&mut self) -> bool {
+        let Some(last) = self.cf.len().checked_sub(1) else {
+            return false;
+        };
+        if !matches!(&self.cf[last], CfInst::Alu(a) if a.op == CfAluOp::AluPushBefore) {
+            return false;
+        }
+        let Some(clause) = self.clauses.iter_mut().find_map(|(idx, p)| match p {
+            Pending::Alu(c) if *idx == last => Some(c),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let Some(group) = clause.groups.last_mut() else {
+            return false;
+        };
+        let mut flipped = false;
+        for inst in &mut group.insts {
+            if let AluForm::Op2(f) = &mut inst.form
+                && f.update_exec_mask
+                && f.op == Op2::PredSeteInt
+            {
+                f.op = Op2::PredSetneInt;
+                flipped = true;
+            }
+        }
+        if flipped && let CfInst::Alu(a) = &mut self.cf[last] {
+            a.op = CfAluOp::AluBreak;
+        }
+        flipped
     }
 
     /// Removes CF instruction `at`, whose address nothing refers to yet
@@ -804,6 +966,15 @@ pub fn emit(
     alloc: &Allocation,
     chans: &Channels,
 ) -> Result<(Program, u32), CodegenError> {
+    emit_mapped(items, alloc, chans).map(|(p, _)| p)
+}
+
+/// [`emit`], with the ALU clause each scheduled group landed in.
+pub fn emit_mapped(
+    items: &[SItem],
+    alloc: &Allocation,
+    chans: &Channels,
+) -> Result<((Program, u32), ClauseMap), CodegenError> {
     let mut e = Emitter {
         alloc,
         chans,
@@ -813,6 +984,9 @@ pub fn emit(
         depth_subs: 0,
         stack: 0,
         tex_run: None,
+        pos: 0,
+        alu_clauses: 0,
+        map: ClauseMap::default(),
     };
     e.items(items)?;
     // The last export is EXPORT_DONE and ends the program.
@@ -877,5 +1051,5 @@ pub fn emit(
             }
         }
     }
-    Ok((program, e.stack))
+    Ok(((program, e.stack), e.map))
 }

@@ -260,18 +260,41 @@ fn back_end(mut mir: Mir, kernel: &str) -> Result<BackEnd, CodegenError> {
     let body = std::mem::take(&mut mir.body);
     let items = schedule_block(&body, &mut mir, &mut chans)?;
     mir.body = body;
-    let alloc = regalloc::allocate(&mir, &chans, &items, kernel, false)?;
-    let emitted = clause::emit(&items, &alloc, &chans)?;
-    // Clause temporaries where they lower NUM_GPRS and every one stays
-    // inside its ALU clause once the clauses are formed (regalloc.rs).
-    if let Ok(with) = regalloc::allocate(&mir, &chans, &items, kernel, true)
-        && with.clause_temps > 0
-        && with.num_gprs < alloc.num_gprs
-        && with.num_gprs <= regalloc::MAX_GPRS_WITH_TEMPS
-        && let Ok(e) = clause::emit(&items, &with, &chans)
-        && crate::validate::clause_temp_violations(&e.0, with.clause_temps as usize).is_empty()
-    {
-        return Ok((mir, items, with, e));
+    let alloc = regalloc::allocate(&mir, &chans, &items, kernel, regalloc::Temps::No)?;
+    let (emitted, layout) = clause::emit_mapped(&items, &alloc, &chans)?;
+    // Clause temporaries for values whose live range stays inside one ALU
+    // clause (regalloc.rs), kept where they lower NUM_GPRS and the
+    // validator finds every one written earlier in its clause. Allocation
+    // precedes clause formation and temporaries can move the cuts (a
+    // group split by the swizzle search): a second try also avoids the
+    // cuts the first one's clauses made.
+    let mut layouts = vec![layout];
+    for _ in 0..2 {
+        let Ok(with) = regalloc::allocate(
+            &mir,
+            &chans,
+            &items,
+            kernel,
+            regalloc::Temps::InClauses(&layouts),
+        ) else {
+            break;
+        };
+        if with.clause_temps == 0
+            || with.num_gprs >= alloc.num_gprs
+            || with.num_gprs > regalloc::MAX_GPRS_WITH_TEMPS
+        {
+            break;
+        }
+        let Ok((e, layout)) = clause::emit_mapped(&items, &with, &chans) else {
+            break;
+        };
+        if crate::validate::clause_temp_violations(&e.0, with.clause_temps as usize).is_empty() {
+            return Ok((mir, items, with, e));
+        }
+        if layouts.contains(&layout) {
+            break;
+        }
+        layouts.push(layout);
     }
     Ok((mir, items, alloc, emitted))
 }

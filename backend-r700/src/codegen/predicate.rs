@@ -28,8 +28,13 @@
 //! PRED_SET*", L1185, L7757), and PV/PS forwarding skips predicated
 //! writes (`clause.rs`).
 //!
+//! Nested `if`s (innermost first): an outer `if` whose then part holds
+//! `if`s this pass predicated is predicated too, the inner predicates
+//! combined with the outer condition ([`nest`]).
+//!
 //! When: both parts only plain ALU operations (no fetch, export, nested
-//! flow control, `MOVA`, `DOT4`, `KILL`), at most [`MAX_OPS`] of them in
+//! flow control but such inner `if`s in the then part, `MOVA`, `DOT4`,
+//! `KILL`), at most [`MAX_OPS`] of them (with three per inner `if`) in
 //! all (so the predicate's whole range fits one 128-slot clause with its
 //! literals, Table 3.2), and predication no dearer than the branch by the
 //! cost model's measure (`cost.rs`): the operations of both parts run
@@ -39,7 +44,9 @@
 use std::collections::HashMap;
 
 use super::cost::R700Cost;
-use super::mir::{Block, Item, Mir, Opc, Role, VReg};
+use smallvec::smallvec;
+
+use super::mir::{AluOp, Block, Item, Mir, Opc, Operand, Role, VReg};
 use crate::isa::{Op2, UnitClass};
 use ctm_ir::cost::CostModel;
 
@@ -92,21 +99,40 @@ fn count_uses(block: &Block, uses: &mut HashMap<VReg, u32>) {
 
 /// The cost of a part in the cost model's slots: one per operation, a
 /// group (5) per Trans-only one. `None` when the part cannot be
-/// predicated.
-fn part_cost(part: &Block) -> Option<u32> {
+/// predicated. With `nested`, the part may hold `if`s predicated before
+/// (an in-clause `PRED_SETNE_INT` and its ops, [`nest`]): their ops count
+/// as plain ones, their `PRED_SET` a group and the two ops [`nest`] adds.
+/// A part holding a `PRED_SETGT_INT` (an `if` nested before, with an
+/// else run) is not predicated again: one level of nesting per `if`.
+fn part_cost(part: &Block, nested: bool) -> Option<u32> {
     part.iter()
         .map(|item| match item {
-            Item::Alu(op) if op.role == Role::Plain => {
+            Item::Alu(op)
+                if op.role == Role::Plain
+                    || (nested && matches!(op.role, Role::IfTrue | Role::IfFalse)) =>
+            {
                 Some(if op.opc.unit_class() == UnitClass::Trans {
                     5
                 } else {
                     1
                 })
             }
+            Item::Alu(op)
+                if nested
+                    && op.role == Role::PredSet
+                    && op.opc == Opc::Op2(Op2::PredSetneInt)
+                    && op.srcs.first().and_then(|s| s.vreg()).is_some() =>
+            {
+                Some(5 + 2)
+            }
             _ => None,
         })
         .sum()
 }
+
+/// Extra operations [`nest`] adds per inner `if`: an `AND_INT`, a second
+/// `PRED_SET` for the other part, one restoring the outer predicate.
+const NEST_OPS: usize = 3;
 
 fn block(b: &mut Block, mir: &mut Mir, uses: &HashMap<VReg, u32>) -> usize {
     let mut n = 0;
@@ -128,19 +154,25 @@ fn block(b: &mut Block, mir: &mut Mir, uses: &HashMap<VReg, u32>) -> usize {
                 k += 1;
                 continue;
             };
+            let mut cond = None;
             if let Item::Alu(p) = &mut b[k - 1] {
                 p.role = Role::PredSet;
+                cond = p.srcs.first().copied();
             }
             // The parts write disjoint elements, so either order is right;
             // the shorter first (its copies overlap the longer part
             // instead of following its writes of the same merge
             // registers).
-            let (then, els) = (
-                part(then, Role::IfTrue, mir, uses),
-                part(els, Role::IfFalse, mir, uses),
-            );
+            let nested = then
+                .iter()
+                .any(|it| matches!(it, Item::Alu(op) if op.role == Role::PredSet));
+            let then = match cond {
+                Some(c) if nested => nest(part(then, None, mir, uses), c, mir),
+                _ => part(then, Some(Role::IfTrue), mir, uses),
+            };
+            let els = part(els, Some(Role::IfFalse), mir, uses);
             let mut flat: Block = Vec::with_capacity(then.len() + els.len());
-            if els.len() < then.len() {
+            if nested || els.len() < then.len() {
                 flat.extend(els);
                 flat.extend(then);
             } else {
@@ -166,10 +198,18 @@ fn qualifies(b: &Block, k: usize) -> bool {
     if p.role != Role::Predicate || p.opc != Opc::Op2(Op2::PredSetneInt) {
         return false;
     }
-    let (Some(t), Some(e)) = (part_cost(then), part_cost(els)) else {
+    // Inner predicated `if`s only in the then part ([`nest`]), whose
+    // condition must be a register.
+    let nested = p.srcs.first().and_then(|s| s.vreg()).is_some();
+    let (Some(t), Some(e)) = (part_cost(then, nested), part_cost(els, false)) else {
         return false;
     };
-    if then.len() + els.len() > MAX_OPS || then.len() + els.len() == 0 {
+    let inner = then
+        .iter()
+        .filter(|it| matches!(it, Item::Alu(op) if op.role == Role::PredSet))
+        .count();
+    let ops = then.len() + els.len() + NEST_OPS * inner;
+    if ops > MAX_OPS || then.len() + els.len() == 0 {
         return false;
     }
     // Predicated, both parts and the PRED_SET run; branching costs the CF
@@ -182,7 +222,7 @@ fn qualifies(b: &Block, k: usize) -> bool {
 /// The ops of a part, predicated with `role`; a copy into a merge
 /// register of a value defined in the part and read only by the copy is
 /// removed, the definition writing the merge register.
-fn part(mut ops: Block, role: Role, mir: &Mir, uses: &HashMap<VReg, u32>) -> Block {
+fn part(mut ops: Block, role: Option<Role>, mir: &Mir, uses: &HashMap<VReg, u32>) -> Block {
     let mut k = 0;
     while k < ops.len() {
         let fold = match &ops[k] {
@@ -201,6 +241,11 @@ fn part(mut ops: Block, role: Role, mir: &Mir, uses: &HashMap<VReg, u32>) -> Blo
                         ops[..k]
                             .iter()
                             .position(|it| matches!(it, Item::Alu(d) if d.dst == Some(v)))
+                            .filter(|&d| {
+                                // Not across an inner predicated `if`.
+                                mv.role == Role::Plain
+                                    && matches!(&ops[d], Item::Alu(d) if d.role == Role::Plain)
+                            })
                             .map(|d| (d, m))
                     }
                     _ => None,
@@ -218,10 +263,87 @@ fn part(mut ops: Block, role: Role, mir: &Mir, uses: &HashMap<VReg, u32>) -> Blo
             None => k += 1,
         }
     }
-    for it in &mut ops {
-        if let Item::Alu(op) = it {
-            op.role = role;
+    if let Some(role) = role {
+        for it in &mut ops {
+            if let Item::Alu(op) = it
+                && op.role == Role::Plain
+            {
+                op.role = role;
+            }
         }
     }
     ops
+}
+
+/// Nested predication (one predicate bit, §4.9.3-4.9.4): the outer then
+/// part `ops` — its own ops plain, to run under the outer `PRED_SETNE_INT
+/// cond, 0` with `PRED_SEL_ONE` — with each inner predicated `if` (its
+/// `PRED_SETNE_INT c, 0` and its `IfTrue`/`IfFalse` runs) rewritten to
+/// predicates that include the outer condition: an unpredicated
+/// `AND_INT t, c, cond` (booleans are 0 or −1; `c` is garbage where the
+/// outer part is off, its defining ops being predicated off there, and
+/// the AND with `cond` = 0 clears it), then `PRED_SETNE_INT t, 0` before
+/// an inner then run and `PRED_SETGT_INT t, cond` (t = 0 > cond = −1: the
+/// outer part on and the inner condition false) before an inner else run,
+/// every run `PRED_SEL_ONE`; `PRED_SETNE_INT cond, 0` restores the outer
+/// predicate before the outer ops after the inner `if`. The caller puts
+/// the outer else part first, so nothing after the then part needs the
+/// outer predicate back.
+fn nest(ops: Block, cond: Operand, mir: &mut Mir) -> Block {
+    let pred_set = |op: Op2, a: Operand, b: Operand| {
+        Item::Alu(AluOp {
+            opc: Opc::Op2(op),
+            dst: None,
+            srcs: smallvec![a, b],
+            clamp: false,
+            role: Role::PredSet,
+        })
+    };
+    let mut out = Vec::with_capacity(ops.len());
+    // The inner condition `t` while inside an inner `if`, and the role of
+    // the inner run being emitted.
+    let mut inner: Option<VReg> = None;
+    let mut run: Option<Role> = None;
+    for item in ops {
+        let Item::Alu(mut op) = item else {
+            out.push(item);
+            continue;
+        };
+        match (op.role, inner) {
+            (Role::PredSet, _) => {
+                let t = mir.new_reg();
+                out.push(Item::Alu(AluOp {
+                    opc: Opc::Op2(Op2::AndInt),
+                    dst: Some(t),
+                    srcs: smallvec![op.srcs[0], cond],
+                    clamp: false,
+                    role: Role::Plain,
+                }));
+                inner = Some(t);
+                run = None;
+            }
+            (Role::IfTrue | Role::IfFalse, Some(t)) => {
+                if run != Some(op.role) {
+                    out.push(if op.role == Role::IfTrue {
+                        pred_set(Op2::PredSetneInt, Operand::reg(t), Operand::i32(0))
+                    } else {
+                        pred_set(Op2::PredSetgtInt, Operand::reg(t), cond)
+                    });
+                    run = Some(op.role);
+                }
+                op.role = Role::IfTrue;
+                out.push(Item::Alu(op));
+            }
+            _ => {
+                if inner.take().is_some() {
+                    out.push(pred_set(Op2::PredSetneInt, cond, Operand::i32(0)));
+                }
+                if op.role == Role::Plain {
+                    op.role = Role::IfTrue;
+                }
+                out.push(Item::Alu(op));
+            }
+        }
+    }
+    out
 }

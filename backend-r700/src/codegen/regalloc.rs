@@ -17,12 +17,19 @@
 //! value written once, unpredicated, and read only inside its own
 //! straight-line segment (no fetch, export, other segment or loop
 //! back-edge touches it; not a tuple or fixed register) may live in
-//! GPR 124..127 (T0..T3), which NUM_GPRS does not count. The caller
-//! tries an allocation with temporaries and keeps it only when it lowers
-//! the GPR count and every temporary stayed inside one ALU clause once
-//! the clauses were formed (`mod.rs`, validator rule `clause-temp`).
+//! GPR 124..127 (T0..T3), which NUM_GPRS does not count — if its write
+//! and its last read fall in one ALU clause of every clause layout in
+//! [`Temps::InClauses`] (a temporary is "not preserved past the end of a
+//! clause", L1299, L1301; a segment over 128 slots is cut into several
+//! clauses, `clause.rs`). Allocation precedes clause formation, so the
+//! caller (`mod.rs`) passes the layout an allocation without temporaries
+//! gave, adds the new layout when the one with temporaries cut the
+//! clauses elsewhere, and keeps the result only when it lowers the GPR
+//! count and the validator's `clause-temp` rule finds every temporary
+//! written earlier in its clause.
 
 use super::CodegenError;
+use super::clause::ClauseMap;
 use super::mir::{Item, Mir, Role, VReg};
 use super::sched::{Channels, Segment};
 
@@ -170,6 +177,16 @@ impl Walk {
     }
 }
 
+/// Whether values may live in clause temporaries.
+#[derive(Clone, Copy, Debug)]
+pub enum Temps<'a> {
+    /// No clause temporaries.
+    No,
+    /// Values whose write and last read are in one ALU clause of each of
+    /// these layouts (`clause::emit_mapped`) may.
+    InClauses(&'a [ClauseMap]),
+}
+
 /// Allocates GPRs for the scheduled program `items`; with `temps`,
 /// clause-local values go to clause temporaries where one is free.
 ///
@@ -180,8 +197,13 @@ pub fn allocate(
     chans: &Channels,
     items: &[SItem],
     kernel: &str,
-    temps: bool,
+    temps: Temps<'_>,
 ) -> Result<Allocation, CodegenError> {
+    let layouts = match temps {
+        Temps::No => None,
+        Temps::InClauses(l) => Some(l),
+    };
+    let temps = layouts.is_some();
     let n = mir.regs.len();
     let mut w = Walk {
         pos: 0,
@@ -262,7 +284,11 @@ pub fn allocate(
                 && w.writes[i] == 1
                 && !w.odd_write[i]
                 && w.first[i] % 2 == 1
-                && w.last[i] == last_touch[i];
+                && w.last[i] == last_touch[i]
+                && layouts.is_some_and(|ls| {
+                    ls.iter()
+                        .all(|m| m.same_clause(w.first[i] / 2, w.last[i] / 2))
+                });
             units.push(Unit {
                 regs: vec![VReg(i as u32)],
                 start: w.first[i],

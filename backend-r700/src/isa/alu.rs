@@ -129,6 +129,13 @@ impl AluInst {
         }
     }
 
+    /// Whether the opcode is one of the `PRED_SET*` family (OP2, manual
+    /// §4.9, L7984-8112), the instructions the stack-pushing ALU clause
+    /// variants count ([`crate::isa::CfAluOp::pushes`]).
+    pub fn is_pred_set(&self) -> bool {
+        self.mnemonic().starts_with("PRED_SET")
+    }
+
     /// The units the opcode may run on.
     pub const fn unit_class(&self) -> UnitClass {
         match &self.form {
@@ -231,6 +238,16 @@ impl AluClause {
     /// The clause size in 64-bit slots (what `CF_ALU_WORD1.COUNT` + 1 must be).
     pub fn slots(&self) -> usize {
         self.groups.iter().map(AluGroup::slots).sum()
+    }
+
+    /// How many `PRED_SET*` instructions the clause holds (what
+    /// `ALU_ELSE_AFTER` pushes for, [`crate::isa::CfAluOp::pushes`]).
+    pub fn pred_set_count(&self) -> usize {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.insts)
+            .filter(|i| i.is_pred_set())
+            .count()
     }
 }
 

@@ -15,6 +15,58 @@ use super::operand::{
     ElemSize, FetchCount, Gpr, KcacheBank, PopCount,
 };
 
+/// The stack effect of the `CF_ALU` variants — the one definition the
+/// validator (`validate/flow.rs`) and the simulator share
+/// (`docs/isa-r700.md` §6 #26 gives the evidence for `ALU_ELSE_AFTER`).
+impl CfAluOp {
+    /// Subentry pushes made for a clause holding `pred_sets` `PRED_SET*`
+    /// instructions, all of the active mask at the start of the clause
+    /// (the per-pixel state changes only when the clause completes,
+    /// L1183): `ALU_PUSH_BEFORE` one before the clause (Table 3.7 L1112;
+    /// ctm's clauses hold one `PRED_SET*`, so the per-`PRED_SET*` reading
+    /// of L1185 agrees, digest §7.2 #10); `ALU_ELSE_AFTER` one per
+    /// `PRED_SET*` (L2306-2312, L7761: "each PRED_SET* … causes a stack
+    /// push first"), none for a clause without one; the others none.
+    pub fn pushes(self, pred_sets: usize) -> usize {
+        match self {
+            CfAluOp::AluPushBefore => 1,
+            CfAluOp::AluElseAfter => pred_sets,
+            _ => 0,
+        }
+    }
+
+    /// Subentries pushed for the clause and popped again by it:
+    /// `ALU_BREAK` and `ALU_CONTINUE` are "PUSH, ALU, ELSE, CONTINUE,
+    /// POP" (Table 3.7 L1115-1116, L2272), so the push needs room in
+    /// STACK_SIZE (LLVM's R600 back end counts both among the pushing
+    /// CF_ALU forms) though the stack is unchanged after the clause.
+    pub fn transient_pushes(self) -> usize {
+        match self {
+            CfAluOp::AluBreak | CfAluOp::AluContinue => 1,
+            _ => 0,
+        }
+    }
+
+    /// Entries popped after the clause: `ALU_POP_AFTER` one,
+    /// `ALU_POP2_AFTER` two (Table 3.7 L1113-1114).
+    pub fn pops_after(self) -> usize {
+        match self {
+            CfAluOp::AluPopAfter => 1,
+            CfAluOp::AluPop2After => 2,
+            _ => 0,
+        }
+    }
+
+    /// Whether an `ELSE` with POP_COUNT 0 follows the clause
+    /// (`ALU_ELSE_AFTER`, L2306-2312, L7761; the CF_ALU word has no POP_COUNT,
+    /// so Table 3.7's "ALU; POP" row (L1117) and §3.7.2's "pops the stack,
+    /// then performs an ELSE" (L1185) pop nothing beyond the pushes made
+    /// for its own `PRED_SET*`s: `docs/isa-r700.md` §6 #26).
+    pub fn else_after(self) -> bool {
+        self == CfAluOp::AluElseAfter
+    }
+}
+
 /// One CF instruction (64 bits).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum CfInst {

@@ -19,7 +19,8 @@ pub(super) struct Facts {
 /// One stack frame.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Frame {
-    /// A push taking one subentry (PUSH with WQM=0, ALU_PUSH_BEFORE).
+    /// A push taking one subentry (PUSH with WQM=0, ALU_PUSH_BEFORE,
+    /// ALU_ELSE_AFTER per PRED_SET*).
     Sub,
     /// A push taking a full entry (PUSH with WQM=1).
     Entry,
@@ -234,25 +235,40 @@ fn walk(p: &Program, config: &Config, out: &mut Vec<Violation>) -> Facts {
                 if innermost_loop(&state).is_none() {
                     facts.alu_outside_loop.insert(addr);
                 }
-                let r = match a.op {
-                    CfAluOp::Alu => Ok(()),
-                    CfAluOp::AluPushBefore | CfAluOp::AluElseAfter => {
-                        fall.push(Frame::Sub);
-                        Ok(())
-                    }
-                    CfAluOp::AluPopAfter => pop(&mut fall, 1),
-                    CfAluOp::AluPop2After => pop(&mut fall, 2),
-                    CfAluOp::AluContinue | CfAluOp::AluBreak => {
-                        if innermost_loop(&state).is_none() {
-                            fail(
-                                out,
-                                Rule::LoopMismatch,
-                                format!("{} outside a loop", a.op.mnemonic()),
-                            );
-                        }
-                        Ok(())
-                    }
+                // The stack effect is `CfAluOp`'s (shared with the
+                // simulator): pushes before, ELSE (POP_COUNT 0: no stack
+                // change) and pops after.
+                let pred_sets = match p.clauses.get(&addr) {
+                    Some(Clause::Alu(c)) => c.pred_set_count(),
+                    _ => 0,
                 };
+                for _ in 0..a.op.pushes(pred_sets) {
+                    fall.push(Frame::Sub);
+                }
+                if matches!(a.op, CfAluOp::AluContinue | CfAluOp::AluBreak)
+                    && innermost_loop(&state).is_none()
+                {
+                    fail(
+                        out,
+                        Rule::LoopMismatch,
+                        format!("{} outside a loop", a.op.mnemonic()),
+                    );
+                }
+                let mut during = fall.clone();
+                during.extend((0..a.op.transient_pushes()).map(|_| Frame::Sub));
+                let d = depth(&during, config);
+                if d > config.stack_size {
+                    fail(
+                        out,
+                        Rule::StackOverflow,
+                        format!(
+                            "{}'s push: stack depth {d} entries (STACK_SIZE {})",
+                            a.op.mnemonic(),
+                            config.stack_size
+                        ),
+                    );
+                }
+                let r = pop(&mut fall, a.op.pops_after());
                 match r {
                     Ok(()) => next.push((pc + 1, fall)),
                     Err(e) => fail(out, Rule::StackUnderflow, e),

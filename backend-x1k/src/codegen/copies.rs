@@ -20,7 +20,7 @@
 
 use smallvec::SmallVec;
 
-use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Special, Src, Unit, VReg};
+use super::mir::{AluKind, Lane, Mir, MirOp, OpId, Special, Src, Unit, VReg};
 
 /// Removes the copies of every block of `mir`.
 pub fn run(mir: &mut Mir) {
@@ -39,23 +39,7 @@ pub fn run(mir: &mut Mir) {
             }
         }
     }
-    let mut body = std::mem::take(&mut mir.body);
-    walk(mir, &mut body, &defs, &mut readers);
-    mir.body = body;
-}
-
-fn walk(mir: &mut Mir, nodes: &mut [Node], defs: &[u32], readers: &mut [SmallVec<[OpId; 4]>]) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => block(mir, ops, defs, readers),
-            Node::If { then, else_, .. } => {
-                walk(mir, then, defs, readers);
-                walk(mir, else_, defs, readers);
-            }
-            Node::Loop { body, .. } => walk(mir, body, defs, readers),
-            Node::Break { .. } => {}
-        }
-    }
+    mir.each_block(|mir, ops| block(mir, ops, &defs, &mut readers));
 }
 
 /// The lanes of `t` a bit-exact copy reads (one per result lane), if

@@ -419,4 +419,29 @@ impl Mir {
     pub fn vreg(&self, v: VReg) -> &VRegInfo {
         &self.vregs[v.0 as usize]
     }
+
+    /// Calls `f` with the MIR and each block's op list, depth first (a
+    /// branch's `then` before its `else`, a loop's body where it stands):
+    /// the walk of every pass that rewrites blocks one at a time.
+    pub fn each_block(&mut self, mut f: impl FnMut(&mut Mir, &mut Vec<OpId>)) {
+        let mut body = std::mem::take(&mut self.body);
+        for_each_block(&mut body, &mut |ops| f(self, ops));
+        self.body = body;
+    }
+}
+
+/// Calls `f` on each block's op list in `nodes`, in [`Mir::each_block`]'s
+/// order.
+pub fn for_each_block<F: FnMut(&mut Vec<OpId>)>(nodes: &mut [Node], f: &mut F) {
+    for n in nodes {
+        match n {
+            Node::Block(ops) => f(ops),
+            Node::If { then, else_, .. } => {
+                for_each_block(then, f);
+                for_each_block(else_, f);
+            }
+            Node::Loop { body, .. } => for_each_block(body, f),
+            Node::Break { .. } => {}
+        }
+    }
 }

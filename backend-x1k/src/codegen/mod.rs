@@ -10,7 +10,7 @@
 //!    two vec2 ops as one vec4 op; [`omod`]: multiplications by powers of
 //!    two as output modifiers; [`presub`]: `1 − x` read through the
 //!    presubtract; [`copies`]: values only copied computed by their
-//!    copies;
+//!    copies; [`branch_out`]: outputs of an `if` written in its branches;
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -21,6 +21,7 @@
 //! [`cost`] is the X1K cost model the IR pipeline
 //! ([`ctm_ir::passes::pipeline`]) gives if-conversion. `docs/backend-x1k.md` describes each stage.
 
+pub mod branch_out;
 pub mod checker;
 pub mod consts;
 pub mod copies;
@@ -179,6 +180,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     omod::run(&mut mir, &consts);
     presub::run(&mut mir);
     copies::run(&mut mir);
+    branch_out::run(&mut mir);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
     // in time linear in its size (issue 13).

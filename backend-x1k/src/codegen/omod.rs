@@ -44,7 +44,7 @@
 use std::collections::HashMap;
 
 use super::consts::ConstTable;
-use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Operand, Special, Src, Unit, VReg};
+use super::mir::{AluKind, Lane, Mir, MirOp, OpId, Operand, Special, Src, Unit, VReg};
 use crate::isa::InputModifier;
 
 /// Runs the fold over every block of `mir`.
@@ -75,9 +75,7 @@ pub fn run(mir: &mut Mir, consts: &ConstTable) {
         repl: vec![None; n],
         changed: false,
     };
-    let mut body = std::mem::take(&mut mir.body);
-    walk(mir, consts, &mut body, &mut state);
-    mir.body = body;
+    mir.each_block(|mir, ops| block(mir, consts, ops, &mut state));
     if state.changed {
         for op in &mut mir.ops {
             super::vn::rename(op, &state.repl);
@@ -93,20 +91,6 @@ struct Fold {
     negatable: Vec<bool>,
     repl: Vec<Option<(VReg, bool)>>,
     changed: bool,
-}
-
-fn walk(mir: &mut Mir, consts: &ConstTable, nodes: &mut [Node], state: &mut Fold) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => block(mir, consts, ops, state),
-            Node::If { then, else_, .. } => {
-                walk(mir, consts, then, state);
-                walk(mir, consts, else_, state);
-            }
-            Node::Loop { body, .. } => walk(mir, consts, body, state),
-            Node::Break { .. } => {}
-        }
-    }
 }
 
 fn block(mir: &mut Mir, consts: &ConstTable, ops: &mut Vec<OpId>, state: &mut Fold) {
@@ -306,30 +290,40 @@ fn scaled(mir: &Mir, consts: &ConstTable, u: &MirOp) -> Option<(VReg, VReg, bool
     {
         return None;
     }
+    let (t, neg_t, neg_c, k) = power_of_two_factors(mir, consts, u).next()?;
+    Some((d, t, neg_t != neg_c, k))
+}
+
+/// The factors of a zero-addend MAD `u = x · c` that [`scaled`] and
+/// [`output_fold`] fold, in both orders: `x` a register `t` read whole,
+/// lane for lane, without a modifier or with NEG, and `c` a constant
+/// ±2^k in every lane `u` computes: (`t`, whether `x` is negated, whether
+/// `c` is negative, k).
+fn power_of_two_factors<'a>(
+    mir: &'a Mir,
+    consts: &'a ConstTable,
+    u: &'a MirOp,
+) -> impl Iterator<Item = (VReg, bool, bool, i8)> + 'a {
     let w = u.width as usize;
-    for (x, c) in [(0, 1), (1, 0)] {
-        let (x, c) = (&u.args[x], &u.args[c]);
-        let Src::Reg(t) = x.src else { continue };
+    [(0, 1), (1, 0)].into_iter().filter_map(move |(x, c)| {
+        let (x, c) = (u.args.get(x)?, u.args.get(c)?);
+        let Src::Reg(t) = x.src else { return None };
+        let neg_t = match x.modifier {
+            InputModifier::None => false,
+            InputModifier::Neg => true,
+            _ => return None,
+        };
         let whole = mir.vreg(t).width == u.width
             && x.lanes[..w]
                 .iter()
                 .enumerate()
                 .all(|(i, l)| *l == Lane::Of(i as u8));
-        let neg_t = match x.modifier {
-            InputModifier::None => false,
-            InputModifier::Neg => true,
-            _ => continue,
-        };
         if !whole {
-            continue;
+            return None;
         }
-        let Some(value) = constant(consts, c, w) else {
-            continue;
-        };
-        let (neg_c, k) = power_of_two(value)?;
-        return Some((d, t, neg_t != neg_c, k));
-    }
-    None
+        let (neg_c, k) = power_of_two(constant(consts, c, w)?)?;
+        Some((t, neg_t, neg_c, k))
+    })
 }
 
 /// Whether every lane the op reads of `o` is 0.
@@ -432,29 +426,10 @@ fn output_fold(
     {
         return None;
     }
-    let w = u.width as usize;
-    for (x, c) in [(0, 1), (1, 0)] {
-        let (x, c) = (&u.args[x], &u.args[c]);
-        let Src::Reg(t) = x.src else { continue };
-        let neg_t = match x.modifier {
-            InputModifier::None => false,
-            InputModifier::Neg => true,
-            _ => continue,
-        };
-        let whole = mir.vreg(t).width == u.width
-            && x.lanes[..w]
-                .iter()
-                .enumerate()
-                .all(|(i, l)| *l == Lane::Of(i as u8));
-        if !whole || state.defs[t.0 as usize] != 1 || state.reads[t.0 as usize] != 1 {
+    for (t, neg_t, neg_c, k) in power_of_two_factors(mir, consts, u) {
+        if state.defs[t.0 as usize] != 1 || state.reads[t.0 as usize] != 1 {
             continue;
         }
-        let Some(value) = constant(consts, c, w) else {
-            continue;
-        };
-        let Some((neg_c, k)) = power_of_two(value) else {
-            continue;
-        };
         // The output gets P's result: no NEG can follow it.
         if neg_t != neg_c {
             return None;

@@ -15,9 +15,7 @@
 //! else a pooled constant register, [`ConstTable::literal`]).
 
 use super::consts::ConstTable;
-use super::mir::{
-    AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
-};
+use super::mir::{AluKind, Lane, Mir, MirOp, OpId, Operand, RegClass, Special, Src, Unit, VReg};
 use crate::isa::InputModifier;
 
 /// Merges pairs of vec2 ops in every block of `mir`.
@@ -30,9 +28,7 @@ pub fn run(mir: &mut Mir, consts: &mut ConstTable) {
     }
     // moved[v] = (m, shift): lanes of v now live at lanes + shift of m.
     let mut moved: Vec<Option<(VReg, u8)>> = vec![None; mir.vregs.len()];
-    let mut body = std::mem::take(&mut mir.body);
-    walk(mir, &mut body, &defs, &mut moved, consts);
-    mir.body = body;
+    mir.each_block(|mir, ops| block(mir, ops, &defs, &mut moved, consts));
     if moved.iter().any(Option::is_some) {
         for op in &mut mir.ops {
             for a in op.args.iter_mut() {
@@ -61,26 +57,6 @@ pub fn run(mir: &mut Mir, consts: &mut ConstTable) {
                     }
                 }
             }
-        }
-    }
-}
-
-fn walk(
-    mir: &mut Mir,
-    nodes: &mut [Node],
-    defs: &[u32],
-    moved: &mut Vec<Option<(VReg, u8)>>,
-    consts: &mut ConstTable,
-) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => block(mir, ops, defs, moved, consts),
-            Node::If { then, else_, .. } => {
-                walk(mir, then, defs, moved, consts);
-                walk(mir, else_, defs, moved, consts);
-            }
-            Node::Loop { body, .. } => walk(mir, body, defs, moved, consts),
-            Node::Break { .. } => {}
         }
     }
 }

@@ -29,9 +29,7 @@
 
 use smallvec::SmallVec;
 
-use super::mir::{
-    AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
-};
+use super::mir::{AluKind, Lane, Mir, MirOp, OpId, Operand, RegClass, Special, Src, Unit, VReg};
 use crate::isa::{InputModifier, PresubOp};
 
 /// Runs the fold over every block of `mir`.
@@ -60,9 +58,7 @@ pub fn run(mir: &mut Mir) {
         def_op,
         readers,
     };
-    let mut body = std::mem::take(&mut mir.body);
-    walk(mir, &mut body, &facts);
-    mir.body = body;
+    mir.each_block(|mir, ops| block(mir, ops, &facts));
 }
 
 /// Definitions, the defining op and readers of each register (before the
@@ -71,20 +67,6 @@ struct Facts {
     defs: Vec<u32>,
     def_op: Vec<Option<OpId>>,
     readers: Vec<u32>,
-}
-
-fn walk(mir: &mut Mir, nodes: &mut [Node], facts: &Facts) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => block(mir, ops, facts),
-            Node::If { then, else_, .. } => {
-                walk(mir, then, facts);
-                walk(mir, else_, facts);
-            }
-            Node::Loop { body, .. } => walk(mir, body, facts),
-            Node::Break { .. } => {}
-        }
-    }
 }
 
 fn block(mir: &mut Mir, ops: &mut Vec<OpId>, facts: &Facts) {
@@ -148,16 +130,11 @@ fn block(mir: &mut Mir, ops: &mut Vec<OpId>, facts: &Facts) {
     }
 }
 
-/// `(t, x)` when `op` is `t = 1 − x`: a plain MAD `1·1 + (−x)` writing all
-/// of `t`, `x` a register read lane by lane without another modifier.
-fn one_minus(mir: &Mir, op: &MirOp) -> Option<(VReg, Operand)> {
+/// `t` when `op` is a plain MAD (no presubtract, clamp, output modifier
+/// or special write) computing all of `t`, a register not fixed in place:
+/// what both presubtract forms below start from.
+fn plain_mad(mir: &Mir, op: &MirOp) -> Option<VReg> {
     let (t, 0) = op.dest? else { return None };
-    let w = op.width as usize;
-    let one = |o: &Operand| {
-        o.src == Src::None
-            && o.modifier == InputModifier::None
-            && o.lanes[..w].iter().all(|l| *l == Lane::One)
-    };
     let ok = op.alu == Some(AluKind::Mad)
         && op.presub.is_none()
         && op.special == Special::None
@@ -166,10 +143,21 @@ fn one_minus(mir: &Mir, op: &MirOp) -> Option<(VReg, Operand)> {
         && op.scale == 0
         && op.args.len() == 3
         && mir.vreg(t).width == op.width
-        && mir.vreg(t).fixed.is_none()
-        && one(&op.args[0])
-        && one(&op.args[1]);
-    if !ok {
+        && mir.vreg(t).fixed.is_none();
+    ok.then_some(t)
+}
+
+/// `(t, x)` when `op` is `t = 1 − x`: a plain MAD `1·1 + (−x)` writing all
+/// of `t`, `x` a register read lane by lane without another modifier.
+fn one_minus(mir: &Mir, op: &MirOp) -> Option<(VReg, Operand)> {
+    let t = plain_mad(mir, op)?;
+    let w = op.width as usize;
+    let one = |o: &Operand| {
+        o.src == Src::None
+            && o.modifier == InputModifier::None
+            && o.lanes[..w].iter().all(|l| *l == Lane::One)
+    };
+    if !one(&op.args[0]) || !one(&op.args[1]) {
         return None;
     }
     let c = op.args[2];
@@ -195,17 +183,8 @@ fn one_minus(mir: &Mir, op: &MirOp) -> Option<(VReg, Operand)> {
 /// (read raw: the presubtract takes no input modifier), at least one a
 /// register.
 fn sum_or_difference(mir: &Mir, op: &MirOp) -> Option<(VReg, (PresubOp, Operand, Operand))> {
-    let (t, 0) = op.dest? else { return None };
-    let ok = op.alu == Some(AluKind::Mad)
-        && op.width == 1
-        && op.presub.is_none()
-        && op.special == Special::None
-        && !op.clamp
-        && !op.omod_off
-        && op.scale == 0
-        && op.args.len() == 3
-        && mir.vreg(t).width == 1
-        && mir.vreg(t).fixed.is_none()
+    let t = plain_mad(mir, op)?;
+    let ok = op.width == 1
         && op.args[1].src == Src::None
         && op.args[1].modifier == InputModifier::None
         && op.args[1].lanes[0] == Lane::One;

@@ -21,6 +21,13 @@
 //!   `index()` in `r0` (`ld(t0, r0.bggg)`, `ld(t1, r0.rbbb)`): four moves
 //!   fewer per iteration.
 //!
+//! - one lane copied from a scalar register `B`, the other a literal
+//!   (`vec2(k, 0.0)`: texture swizzles cannot select 0, 0.5 or 1, CTM
+//!   §3.4): `B` is given the copied lane of the coordinate register
+//!   itself, and inside a loop the literal's move goes before the
+//!   innermost loop around the fetch (nothing else writes that lane).
+//!   nbody's counter lives beside its 0.0: two moves fewer per iteration.
+//!
 //! The copies must be the only writers of the coordinate register, in
 //! the fetch's block before it, with the fetch their only reader, and
 //! their sources must not be redefined in between. Merging `B` into `A`
@@ -31,55 +38,143 @@
 use super::consts::ConstTable;
 use super::mir::{
     AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
+    for_each_block,
 };
 use crate::isa::InputModifier;
 
 /// Runs the rewrite over every block of `mir`.
 pub fn run(mir: &mut Mir) {
-    let mut blocks: Vec<Vec<OpId>> = Vec::new();
-    collect(&mir.body, &mut blocks);
+    let mut blocks: Vec<(Vec<OpId>, bool)> = Vec::new();
+    collect(&mir.body, false, &mut blocks);
     let mut removed: Vec<OpId> = Vec::new();
-    for ops in &blocks {
+    let mut hoisted: Vec<(OpId, OpId)> = Vec::new();
+    for (ops, in_loop) in &blocks {
         for j in 0..ops.len() {
-            if let Some(copies) = rewrite(mir, ops, j, &removed) {
+            if let Some((copies, literal)) = rewrite(mir, ops, j, &removed, *in_loop) {
                 removed.extend(copies);
+                hoisted.extend(literal.map(|l| (l, ops[j])));
             }
         }
     }
-    if !removed.is_empty() {
-        removed.sort_unstable();
-        drop_ops(&mut mir.body, &removed);
+    if removed.is_empty() {
+        return;
+    }
+    removed.extend(hoisted.iter().map(|&(l, _)| l));
+    removed.sort_unstable();
+    drop_ops(&mut mir.body, &removed);
+    for (literal, fetch) in hoisted {
+        // The fetch's block was found in a loop, so the move is placed.
+        let _ = hoist(&mut mir.body, fetch, literal);
+        fuse(mir, literal);
     }
 }
 
-/// The op lists of every block, in depth-first order.
-fn collect(nodes: &[Node], out: &mut Vec<Vec<OpId>>) {
+/// Joins the hoisted literal move `lit` with a move of swizzle constants
+/// into the neighbouring lane of its register in the same block (nbody's
+/// counter starts at 0 beside the coordinate's 0.0): one op writes both
+/// lanes (the RGB unit writes up to three, CTM §3.3). The other move may
+/// sit anywhere in the block: the lane `lit` writes is read only inside
+/// the loop after the block.
+fn fuse(mir: &mut Mir, lit: OpId) {
+    let mut blocks: Vec<(Vec<OpId>, bool)> = Vec::new();
+    collect(&mir.body, false, &mut blocks);
+    let Some((ops, _)) = blocks.iter().find(|(ops, _)| ops.contains(&lit)) else {
+        return;
+    };
+    let Some((c, kl)) = mir.op(lit).dest else {
+        return;
+    };
+    let other = ops.iter().copied().find(|&id| {
+        let o = mir.op(id);
+        id != lit
+            && literal_move(o)
+            && o.unit == Unit::Rgb
+            && o.dest
+                .is_some_and(|(d, k)| d == c && (k + 1 == kl || kl + 1 == k))
+    });
+    let Some(other) = other else { return };
+    let (first, second) = match mir.op(other).dest {
+        Some((_, k)) if k < kl => (other, lit),
+        _ => (lit, other),
+    };
+    let lane = |id: OpId| mir.op(id).args[0].lanes[0];
+    let (a, b) = (lane(first), lane(second));
+    let Some((_, k0)) = mir.op(first).dest else {
+        return;
+    };
+    let o = mir.op_mut(other);
+    o.dest = Some((c, k0));
+    o.width = 2;
+    for arg in o.args.iter_mut() {
+        arg.lanes = [a, b, b, b];
+    }
+    drop_ops(&mut mir.body, &[lit]);
+}
+
+/// The op lists of every block, in depth-first order, each with whether
+/// it is inside a loop.
+fn collect(nodes: &[Node], in_loop: bool, out: &mut Vec<(Vec<OpId>, bool)>) {
     for n in nodes {
         match n {
-            Node::Block(ops) => out.push(ops.clone()),
+            Node::Block(ops) => out.push((ops.clone(), in_loop)),
             Node::If { then, else_, .. } => {
-                collect(then, out);
-                collect(else_, out);
+                collect(then, in_loop, out);
+                collect(else_, in_loop, out);
             }
-            Node::Loop { body, .. } => collect(body, out),
+            Node::Loop { body, .. } => collect(body, true, out),
             Node::Break { .. } => {}
         }
     }
+}
+
+/// Where [`hoist`] found the fetch.
+#[derive(PartialEq)]
+enum Found {
+    /// Not in this list.
+    No,
+    /// In this list, outside its loops.
+    Here,
+    /// The move is placed.
+    Placed,
+}
+
+/// Puts the literal move `op` (already out of its block) before the
+/// innermost loop around `fetch`: at the end of the block before that
+/// loop, or in a new block there. The move reads no register, and
+/// nothing else writes its lane, so the lane holds the literal wherever
+/// the fetch runs.
+fn hoist(nodes: &mut Vec<Node>, fetch: OpId, op: OpId) -> Found {
+    for i in 0..nodes.len() {
+        let found = match &mut nodes[i] {
+            Node::Block(ops) if ops.contains(&fetch) => return Found::Here,
+            Node::Block(_) | Node::Break { .. } => Found::No,
+            Node::If { then, else_, .. } => match hoist(then, fetch, op) {
+                Found::No => hoist(else_, fetch, op),
+                f => f,
+            },
+            Node::Loop { body, .. } => match hoist(body, fetch, op) {
+                Found::Here => {
+                    match i.checked_sub(1).map(|p| &mut nodes[p]) {
+                        Some(Node::Block(ops)) => ops.push(op),
+                        _ => nodes.insert(i, Node::Block(vec![op])),
+                    }
+                    Found::Placed
+                }
+                f => f,
+            },
+        };
+        if found != Found::No {
+            return found;
+        }
+    }
+    Found::No
 }
 
 /// Removes the ops in `removed` (sorted) from every block.
 fn drop_ops(nodes: &mut [Node], removed: &[OpId]) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => ops.retain(|id| removed.binary_search(id).is_err()),
-            Node::If { then, else_, .. } => {
-                drop_ops(then, removed);
-                drop_ops(else_, removed);
-            }
-            Node::Loop { body, .. } => drop_ops(body, removed),
-            Node::Break { .. } => {}
-        }
-    }
+    for_each_block(nodes, &mut |ops| {
+        ops.retain(|id| removed.binary_search(id).is_err())
+    });
 }
 
 /// `op` is a plain lane copy `MAX(v, v)` (OMOD off, no modifier, no
@@ -88,9 +183,40 @@ fn copy_source(op: &MirOp) -> Option<Operand> {
     op.copy_source().filter(|_| op.special == Special::None)
 }
 
+/// `op` moves one swizzle constant (0, 0.5, 1) into one lane: `MAX(l,
+/// l)` with OMOD off and no source register.
+fn literal_move(op: &MirOp) -> bool {
+    op.alu == Some(AluKind::Max)
+        && op.omod_off
+        && !op.clamp
+        && op.scale == 0
+        && op.presub.is_none()
+        && op.special == Special::None
+        && op.width == 1
+        && op.args.len() == 2
+        && op.args[0] == op.args[1]
+        && op.args[0].src == Src::None
+}
+
+/// Where a coordinate lane comes from.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Lane `.1` of register `.0`.
+    Reg(VReg, u8),
+    /// Moved in by literal move `.0` (into lane `.1` of the coordinate).
+    Literal(OpId, u8),
+}
+
 /// Makes the fetch at `ops[j]` read its coordinates in place when they
-/// were assembled by lane copies; the copies it made dead.
-fn rewrite(mir: &mut Mir, ops: &[OpId], j: usize, removed: &[OpId]) -> Option<Vec<OpId>> {
+/// were assembled by lane copies: the copies it made dead, and a literal
+/// move to place before the loop around the fetch (`in_loop`).
+fn rewrite(
+    mir: &mut Mir,
+    ops: &[OpId],
+    j: usize,
+    removed: &[OpId],
+    in_loop: bool,
+) -> Option<(Vec<OpId>, Option<OpId>)> {
     let t = mir.op(ops[j]);
     if !matches!(t.tex, Some(super::mir::TexKind::Load { .. })) {
         return None;
@@ -122,10 +248,13 @@ fn rewrite(mir: &mut Mir, ops: &[OpId], j: usize, removed: &[OpId]) -> Option<Ve
     let mut positions = Vec::with_capacity(writers.len());
     for &w in &writers {
         positions.push(pos(w)?);
-        copy_source(mir.op(w))?;
+        let o = mir.op(w);
+        if copy_source(o).is_none() && !literal_move(o) {
+            return None;
+        }
     }
-    // The source (register, lane) of coordinate lanes S and T.
-    let mut src: [(VReg, u8); 2] = [(c, 0); 2];
+    // The source of coordinate lanes S and T.
+    let mut src: [Part; 2] = [Part::Reg(c, 0); 2];
     for (q, s) in src.iter_mut().enumerate() {
         let Lane::Of(k) = coord.lanes[q] else {
             return None;
@@ -140,6 +269,10 @@ fn rewrite(mir: &mut Mir, ops: &[OpId], j: usize, removed: &[OpId]) -> Option<Ve
             })
             .max_by_key(|(p, _)| **p)?;
         let o = mir.op(*w);
+        if literal_move(o) {
+            *s = Part::Literal(*w, k);
+            continue;
+        }
         let (_, l) = o.dest?;
         let a = copy_source(o)?;
         let Lane::Of(m) = a.lanes[(k - l) as usize & 3] else {
@@ -153,47 +286,69 @@ fn rewrite(mir: &mut Mir, ops: &[OpId], j: usize, removed: &[OpId]) -> Option<Ve
         {
             return None;
         }
-        *s = (v, m);
+        *s = Part::Reg(v, m);
     }
-    if src[0].0 != src[1].0 {
-        let (a, b) = (src[0].0, src[1].0);
-        let (into, k) = match merge(mir, &live, b, a) {
-            Some(k) => (a, k),
-            None => (b, merge(mir, &live, a, b)?),
-        };
-        for s in src.iter_mut() {
-            if s.0 != into {
-                *s = (into, k);
+    let only_copies = writers.iter().all(|&w| !literal_move(mir.op(w)));
+    let (v, lanes) = match src {
+        [Part::Reg(a, ka), Part::Reg(b, kb)] if a == b && only_copies => (a, [ka, kb]),
+        [Part::Reg(a, ka), Part::Reg(b, kb)] if only_copies => {
+            match merge(mir, &live, b, a, None) {
+                Some(k) => (a, [ka, k]),
+                None => {
+                    let k = merge(mir, &live, a, b, None)?;
+                    (b, [k, kb])
+                }
             }
         }
-    }
-    let v = src[0].0;
-    let t = mir.op_mut(ops[j]);
-    t.args[0] = Operand {
-        src: Src::Reg(v),
-        lanes: [
-            Lane::Of(src[0].1),
-            Lane::Of(src[1].1),
-            Lane::Of(src[1].1),
-            Lane::Of(src[1].1),
-        ],
-        modifier: InputModifier::None,
+        // `vec2(k, 0.0)`: `B` moves into the coordinate register, in the
+        // lane it was copied to; the literal stays in its lane.
+        [Part::Reg(b, _), Part::Literal(lit, kl)] | [Part::Literal(lit, kl), Part::Reg(b, _)]
+            if writers.len() == 2 =>
+        {
+            let copy = *writers.iter().find(|&&w| w != lit)?;
+            let (_, kb) = mir.op(copy).dest?;
+            if mir.op(copy).width != 1 || kb == kl {
+                return None;
+            }
+            merge(mir, &live, b, c, Some(kb))?;
+            let lanes = match src {
+                [Part::Reg(..), _] => [kb, kl],
+                _ => [kl, kb],
+            };
+            let t = mir.op_mut(ops[j]);
+            t.args[0] = coordinate(c, lanes);
+            return Some((vec![copy], in_loop.then_some(lit)));
+        }
+        _ => return None,
     };
-    Some(writers)
+    let t = mir.op_mut(ops[j]);
+    t.args[0] = coordinate(v, lanes);
+    Some((writers, None))
 }
 
-/// Gives scalar `b` the next free RGB lane of `a`: every writer of `b`
-/// writes that lane of `a`, every reader reads it there. The lane, or
-/// `None` (nothing changed) if it cannot.
-fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg) -> Option<u8> {
+/// Lanes S and T of `v` as a fetch's coordinate operand.
+fn coordinate(v: VReg, [s, t]: [u8; 2]) -> Operand {
+    Operand {
+        src: Src::Reg(v),
+        lanes: [Lane::Of(s), Lane::Of(t), Lane::Of(t), Lane::Of(t)],
+        modifier: InputModifier::None,
+    }
+}
+
+/// Gives scalar `b` a lane of `a`: `lane`, which nothing else writes, or
+/// else the next free RGB lane. Every writer of `b` writes that lane of
+/// `a`, every reader reads it there. The lane, or `None` (nothing
+/// changed) if it cannot.
+fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg, lane: Option<u8>) -> Option<u8> {
     let (ai, bi) = (mir.vreg(a), mir.vreg(b));
     if a == b || bi.fixed.is_some() || bi.width != 1 || ai.width > 2 {
         return None;
     }
-    let k = ai.width;
-    match (ai.class, ai.fixed) {
-        (_, Some((_, chans))) if chans[k as usize] < 3 => {}
-        (RegClass::Rgb, None) => {}
+    let k = lane.unwrap_or(ai.width);
+    match (ai.class, ai.fixed, lane) {
+        (RegClass::Rgb, None, Some(l)) if l < ai.width => {}
+        (_, Some((_, chans)), None) if chans[k as usize] < 3 => {}
+        (RegClass::Rgb, None, None) => {}
         _ => return None,
     }
     // Writers of b: each must be able to write an RGB lane.
@@ -212,10 +367,23 @@ fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg) -> Option<u8> {
             return None;
         }
         let trans = matches!(o.alu, Some(AluKind::Trans(_)));
+        // The ops both units have (CTM §3.3.4) move from alpha to RGB.
+        let both = matches!(
+            o.alu,
+            Some(
+                AluKind::Mad
+                    | AluKind::Min
+                    | AluKind::Max
+                    | AluKind::Cmp
+                    | AluKind::Cnd
+                    | AluKind::Frc
+            )
+        ) && o.presub.is_none();
         let unit = match (o.alu, o.unit) {
             (None, _) => return None,
             (Some(AluKind::Dp4), Unit::Both) => Unit::Both,
             (Some(_), Unit::Any | Unit::Rgb) if !trans => Unit::Rgb,
+            (Some(_), Unit::Alpha) if both && lane.is_some() => Unit::Rgb,
             (Some(_), Unit::Alpha | Unit::Both) if trans => Unit::Both,
             _ => return None,
         };
@@ -243,7 +411,9 @@ fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg) -> Option<u8> {
             }
         }
     }
-    mir.vregs[a.0 as usize].width = k + 1;
+    if lane.is_none() {
+        mir.vregs[a.0 as usize].width = k + 1;
+    }
     Some(k)
 }
 
@@ -267,8 +437,8 @@ fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg) -> Option<u8> {
 /// +0, which address the same texel (CTM §3.4: the coordinate's floor,
 /// clamped to the edge; `sim` `texel_index`).
 pub fn share(mir: &mut Mir, consts: &mut ConstTable) {
-    let mut blocks: Vec<Vec<OpId>> = Vec::new();
-    collect(&mir.body, &mut blocks);
+    let mut blocks: Vec<(Vec<OpId>, bool)> = Vec::new();
+    collect(&mir.body, false, &mut blocks);
     let live = mir.live_ops();
     let mut writers = vec![0u32; mir.vregs.len()];
     for &id in &live {
@@ -277,11 +447,11 @@ pub fn share(mir: &mut Mir, consts: &mut ConstTable) {
         }
     }
     let mut removed: Vec<OpId> = Vec::new();
-    for ops in &blocks {
+    for (ops, _) in &blocks {
         let found: Vec<(usize, Coord)> = ops
             .iter()
             .enumerate()
-            .filter_map(|(i, &id)| coordinate(mir, consts, &live, &writers, id).map(|c| (i, c)))
+            .filter_map(|(i, &id)| gather_coordinate(mir, consts, &live, &writers, id).map(|c| (i, c)))
             .collect();
         let mut taken = vec![false; found.len()];
         for shared in [Shared::T, Shared::S] {
@@ -327,7 +497,7 @@ struct Coord {
 /// `MAD(constant, 1, base.xy)`), the only writer of its register, whose
 /// every reader is a fetch reading its lanes 0 and 1 as S and T or T and
 /// S.
-fn coordinate(
+fn gather_coordinate(
     mir: &Mir,
     consts: &ConstTable,
     live: &[OpId],

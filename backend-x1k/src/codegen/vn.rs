@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use super::mir::{AluKind, Lane, Mir, MirOp, Node, OpId, Operand, Special, Src, VReg};
+use super::mir::{AluKind, Lane, Mir, MirOp, OpId, Operand, Special, Src, VReg};
 use crate::isa::InputModifier;
 
 /// Runs value numbering over every block of `mir`.
@@ -35,38 +35,16 @@ pub fn run(mir: &mut Mir) {
     }
     // repl[v] = (w, negated): reads of v read w (negated).
     let mut repl: Vec<Option<(VReg, bool)>> = vec![None; mir.vregs.len()];
-    let mut body = std::mem::take(&mut mir.body);
     let mut changed = false;
     let mut state = Numbering {
         defs: &defs,
         negatable: negatable_reads(mir),
         version: vec![0; mir.vregs.len()],
     };
-    walk(mir, &mut body, &mut state, &mut repl, &mut changed);
-    mir.body = body;
+    mir.each_block(|mir, ops| block(mir, ops, &mut state, &mut repl, &mut changed));
     if changed {
         for op in &mut mir.ops {
             rename(op, &repl);
-        }
-    }
-}
-
-fn walk(
-    mir: &mut Mir,
-    nodes: &mut [Node],
-    state: &mut Numbering<'_>,
-    repl: &mut Vec<Option<(VReg, bool)>>,
-    changed: &mut bool,
-) {
-    for n in nodes {
-        match n {
-            Node::Block(ops) => block(mir, ops, state, repl, changed),
-            Node::If { then, else_, .. } => {
-                walk(mir, then, state, repl, changed);
-                walk(mir, else_, state, repl, changed);
-            }
-            Node::Loop { body, .. } => walk(mir, body, state, repl, changed),
-            Node::Break { .. } => {}
         }
     }
 }

@@ -138,7 +138,7 @@ fn bindings(out: &mut String, b: &Bindings) {
         );
     }
     if let Some(c) = b.domain_constant {
-        let _ = writeln!(out, "# domain (width, height, 0, 0): c{c}");
+        let _ = writeln!(out, "# domain (width, height, 1/width, 1/height): c{c}");
     }
     if let Some(bits) = b.input_padding_bits {
         let v = bits.map(f32::from_bits);

@@ -160,7 +160,8 @@ pub fn memory(kernel: &Kernel, args: &KernelArgs, b: &Bindings) -> Memory {
         }
     }
     if let Some(d) = b.domain_constant {
-        m.consts[d as usize] = [args.domain.0 as f32, args.domain.1 as f32, 0.0, 0.0];
+        m.consts[d as usize] =
+            ctm_backend_x1k::abi::domain_constant_value(args.domain.0, args.domain.1);
     }
     for l in &b.literals {
         m.consts[l.float_constant as usize] = l.value;

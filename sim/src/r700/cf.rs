@@ -80,26 +80,30 @@ fn step(w: &mut Wave<'_>, p: &Prepared, pc: u32, inst: &CfInst) -> Result<u32, S
     match inst {
         CfInst::Alu(a) => {
             w.out.events.push(Event::Alu { groups: 0 });
-            if a.op == CfAluOp::AluPushBefore {
+            // The stack effect is `CfAluOp`'s, shared with the validator
+            // (docs/sim-r700.md §2.2): pushes of the active mask at the
+            // start of the clause, ALU_BREAK's / ALU_CONTINUE's transient
+            // push (room checked, stack unchanged), the clause, an ELSE
+            // with POP_COUNT 0 (ALU_ELSE_AFTER), pops.
+            let pred_sets = p.alu.get(&a.addr.get()).map_or(0, |c| c.pred_sets);
+            for _ in 0..a.op.pushes(pred_sets) {
                 w.push(Entry::Push {
                     active: w.active,
                     wqm: false,
                 })?;
             }
+            for _ in 0..a.op.transient_pushes() {
+                w.transient_push()?;
+            }
             let before = w.active;
             let ran = super::group::run_clause(w, p, pc, a);
             w.poison_clause_temps();
             ran?;
+            if a.op.else_after() {
+                do_else(w, true, false);
+            }
+            w.pop(a.op.pops_after() as u32)?;
             match a.op {
-                CfAluOp::Alu | CfAluOp::AluPushBefore => {}
-                CfAluOp::AluPopAfter => w.pop(1)?,
-                CfAluOp::AluPop2After => w.pop(2)?,
-                CfAluOp::AluElseAfter => {
-                    // "ALU; ELSE" with the ELSE's POP_COUNT 0 (see
-                    // docs/sim-r700.md §2.2: §3.7.7 says it pops first,
-                    // which would unbalance the usual if/else/POP).
-                    do_else(w, true, false);
-                }
                 CfAluOp::AluBreak => {
                     let off = before & !w.active;
                     w.lp.brk |= off;
@@ -108,6 +112,7 @@ fn step(w: &mut Wave<'_>, p: &Prepared, pc: u32, inst: &CfInst) -> Result<u32, S
                     let off = before & !w.active;
                     w.lp.cont |= off;
                 }
+                _ => {}
             }
             Ok(next)
         }

@@ -129,6 +129,9 @@ pub struct PGroup {
 pub struct PClause {
     /// Its groups.
     pub groups: Vec<PGroup>,
+    /// Its `PRED_SET*` instructions (`AluClause::pred_set_count`, what
+    /// `CfAluOp::pushes` needs).
+    pub pred_sets: usize,
 }
 
 /// The prepared program.
@@ -197,7 +200,13 @@ pub fn prepare(program: &Program, _config: &Config) -> Prepared {
                         pg
                     })
                     .collect();
-                alu.insert(addr, PClause { groups });
+                alu.insert(
+                    addr,
+                    PClause {
+                        groups,
+                        pred_sets: c.pred_set_count(),
+                    },
+                );
             }
             Clause::Fetch(f) => {
                 match f {

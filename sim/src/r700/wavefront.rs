@@ -339,6 +339,21 @@ impl<'a> Wave<'a> {
         self.stack_entries + self.stack_subentries.div_ceil(SUBENTRIES_PER_ENTRY)
     }
 
+    /// A subentry pushed and popped within one instruction (ALU_BREAK,
+    /// ALU_CONTINUE: `CfAluOp::transient_pushes`): counted in the peak,
+    /// faulting on overflow, the stack unchanged.
+    pub fn transient_push(&mut self) -> Result<(), FaultKind> {
+        let used = self.stack_entries + (self.stack_subentries + 1).div_ceil(SUBENTRIES_PER_ENTRY);
+        self.out.counters.stack_peak = self.out.counters.stack_peak.max(used);
+        if used > self.stack_size {
+            return Err(FaultKind::StackOverflow {
+                needed: used,
+                size: self.stack_size,
+            });
+        }
+        Ok(())
+    }
+
     /// Push `e`, faulting on overflow.
     pub fn push(&mut self, e: Entry) -> Result<(), FaultKind> {
         match e {

@@ -61,7 +61,10 @@ impl Selector<'_> {
                 let q = self.trans(Transcendental::Rcp, a, w)?;
                 self.alu(AluKind::Cmp, w, &[r.clone(), modify(r, Modify::Neg), q])?
             }
-            FRcp => self.trans(Transcendental::Rcp, a, w)?,
+            FRcp => match self.domain_reciprocal(&a) {
+                Some(r) => r,
+                None => self.trans(Transcendental::Rcp, a, w)?,
+            },
             FExp2 => self.trans(Transcendental::Ex2, a, w)?,
             FLog2 => self.trans(Transcendental::Ln2, a, w)?,
             FSin => self.sin_cos(Transcendental::Sin, a, w)?,
@@ -99,9 +102,12 @@ impl Selector<'_> {
                         values: values.map(|v| 1.0 / v),
                         width,
                     },
-                    y => match self.rcp_of_one_lane(&y, w)? {
+                    y => match self.domain_reciprocal(&y) {
                         Some(r) => r,
-                        None => self.trans(Transcendental::Rcp, y, w)?,
+                        None => match self.rcp_of_one_lane(&y, w)? {
+                            Some(r) => r,
+                            None => self.trans(Transcendental::Rcp, y, w)?,
+                        },
                     },
                 };
                 self.mul(x, r, w)
@@ -233,6 +239,49 @@ impl Selector<'_> {
             Op::Mad => (same || (clear(0) && clear(1))) && clear(2),
             _ => false,
         }
+    }
+
+    /// `1 / y` for a view of the `domain()` constant's width and height
+    /// lanes: the same view of its reciprocal lanes b and a, which the
+    /// loader fills with the correctly rounded `1/width`, `1/height`
+    /// (`docs/abi-x1k.md` §3), so `index() / domain()` is one MAD. The
+    /// value is the one `RCP` gives (CTM §3.6.3: the simulator's `RCP` is
+    /// correctly rounded for these integers), two transcendentals fewer.
+    /// Every input modifier commutes with the reciprocal of a positive
+    /// number. `None` for anything else (a zero lane has no finite
+    /// reciprocal).
+    fn domain_reciprocal(&self, y: &Val) -> Option<Val> {
+        let Val::View {
+            src: Src::Const {
+                index,
+                relative: false,
+            },
+            lanes,
+            width,
+            modifier,
+        } = y
+        else {
+            return None;
+        };
+        if self.consts.domain != Some(*index) {
+            return None;
+        }
+        let mut recip = *lanes;
+        for l in &mut recip[..usize::from(*width)] {
+            *l = match l {
+                Lane::Of(c @ (0 | 1)) => Lane::Of(*c + 2),
+                _ => return None,
+            };
+        }
+        Some(Val::View {
+            src: Src::Const {
+                index: *index,
+                relative: false,
+            },
+            lanes: recip,
+            width: *width,
+            modifier: *modifier,
+        })
     }
 
     /// Whether IR value `v` is an exact integer in every lane: a lane of

@@ -152,7 +152,7 @@ fn constants(b: &Bindings, launch: &Launch<'_>) -> Result<ConstantBanks, LaunchE
     if let Some(d) = b.domain_constant {
         set(
             d as usize,
-            [launch.domain.0 as f32, launch.domain.1 as f32, 0.0, 0.0],
+            ctm_backend_x1k::abi::domain_constant_value(launch.domain.0, launch.domain.1),
         );
     }
     for l in &b.literals {
