@@ -451,7 +451,9 @@ pub fn share(mir: &mut Mir, consts: &mut ConstTable) {
         let found: Vec<(usize, Coord)> = ops
             .iter()
             .enumerate()
-            .filter_map(|(i, &id)| gather_coordinate(mir, consts, &live, &writers, id).map(|c| (i, c)))
+            .filter_map(|(i, &id)| {
+                gather_coordinate(mir, consts, &live, &writers, id).map(|c| (i, c))
+            })
             .collect();
         let mut taken = vec![false; found.len()];
         for shared in [Shared::T, Shared::S] {
