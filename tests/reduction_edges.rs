@@ -1,5 +1,6 @@
 //! Reductions without boundary guards (issue 12): on both targets, every
-//! recognised body (`+`, `*`, `min`, `max`, lane-wise mixes) and the
+//! recognised body (`+`, `*`, `min`, `max`, `min`/`max` of `abs` or
+//! `saturate` of both operands, lane-wise mixes) and the
 //! guarded fallback give the reference interpreter's value (spec §7
 //! tolerance, NaN matching NaN) on every kind of domain shape: 1×1, single
 //! rows and columns, odd and prime sides, sides of the 4096 limit. The
@@ -11,7 +12,7 @@ use ctm::{CompileOptions, EmitKind, Emitted, RunData, SimulateOptions, Target};
 use ctm_frontend::data::{StreamBuffer, StreamData};
 
 /// (name, source, whether the pass needs guards).
-const BODIES: [(&str, &str, bool); 8] = [
+const BODIES: [(&str, &str, bool); 11] = [
     ("sum", "reduce sum(a: f32, b: f32) -> f32 { a + b }", false),
     (
         "prod",
@@ -36,6 +37,22 @@ const BODIES: [(&str, &str, bool); 8] = [
     (
         "sums",
         "reduce sums(a: vec4, b: vec4) -> vec4 { vec4(a.xy + b.xy, a.zw * b.zw) }",
+        false,
+    ),
+    // `min`/`max` of an idempotent map of both operands.
+    (
+        "maxabs",
+        "reduce maxabs(a: f32, b: f32) -> f32 { max(abs(a), abs(b)) }",
+        false,
+    ),
+    (
+        "satlo",
+        "reduce satlo(a: vec2, b: vec2) -> vec2 { min(saturate(b), saturate(a)) }",
+        false,
+    ),
+    (
+        "envelope",
+        "reduce envelope(a: vec4, b: vec4) -> vec4 { vec4(max(abs(a).xy, abs(b).xy), min(abs(b.z), abs(a.z)), max(saturate(a.w), saturate(b.w))) }",
         false,
     ),
     // A `+` lane beside a `min` lane: no one padding serves both.
@@ -103,13 +120,24 @@ fn input(name: &str, w: usize, h: usize, c: usize, seed: u32, nans: Nans) -> Str
         let u = (state >> 8) as f32 / (1u32 << 24) as f32;
         let v = match name {
             "prod" | "sums" => 0.75 + 0.5 * u,
-            "lo" | "hi" | "bounds" | "mixed" => match state % 23 {
-                0 if nans == Nans::Yes => f32::NAN,
-                1 => f32::INFINITY,
-                2 => f32::NEG_INFINITY,
-                3 => -0.0,
-                _ => (u - 0.5) * 1000.0,
-            },
+            "lo" | "hi" | "bounds" | "mixed" | "maxabs" | "satlo" | "envelope" => {
+                match state % 23 {
+                    0 if nans == Nans::Yes => f32::NAN,
+                    // A NaN with its sign set (`abs` clears it).
+                    4 if nans == Nans::Yes => -f32::NAN,
+                    1 => f32::INFINITY,
+                    2 => f32::NEG_INFINITY,
+                    3 => -0.0,
+                    5 => 0.0,
+                    // Denormals of both signs (compared as zero, flushed
+                    // by arithmetic).
+                    6 => f32::from_bits(0x8000_0000 | (state >> 9)),
+                    7 => f32::from_bits(state >> 9),
+                    // Values in [0, 1] and beside it, for `saturate`.
+                    8..=11 => u * 1.5 - 0.25,
+                    _ => (u - 0.5) * 1000.0,
+                }
+            }
             _ => (u - 0.5) * 100.0,
         };
         data.push(v);
@@ -192,7 +220,10 @@ fn with_nans_the_unguarded_passes_give_what_the_guarded_ones_give() {
     // give exactly what the guarded pass gives. The R700's MIN_DX10 /
     // MAX_DX10 ignore NaN as the reference does.
     for (k, (name, source, _)) in BODIES.iter().enumerate() {
-        if !matches!(*name, "lo" | "hi" | "bounds") {
+        if !matches!(
+            *name,
+            "lo" | "hi" | "bounds" | "maxabs" | "satlo" | "envelope"
+        ) {
             continue;
         }
         let c = channels(source);

@@ -381,6 +381,91 @@ fn gather_coordinates_are_read_in_place() {
     assert_eq!(alu, 3, "{asm}");
 }
 
+/// Gather coordinates sharing their T component are computed three to
+/// a register, `(x + c1, y, x + c2, x + c3)`, and read through the TEX
+/// source swizzle (`.rggg`, `.bggg`, `.aggg`, CTM §3.4): `fir`'s eight
+/// row neighbours (one of them `p` itself) take three instructions, not
+/// six; with the eight multiply-adds, eleven.
+#[test]
+fn row_coordinates_share_one_register() {
+    let (asm, alu) = compiled(
+        "kernel fir(taps: [f32; 8], x: In<f32>, r: Out<f32>) {
+             let p = index();
+             let mut acc = 0.0;
+             for k in 0..8 {
+                 acc += taps[k] * x[p + vec2(k as f32 - 4.0, 0.0)];
+             }
+             r = acc;
+         }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 11, "{asm}");
+    for swizzle in [".rggg)", ".bggg)", ".aggg)"] {
+        assert!(asm.contains(swizzle), "{swizzle}:\n{asm}");
+    }
+}
+
+/// `sobel`'s eight neighbours: three rows of shared T, three
+/// instructions for their coordinates (four as vec2 pairs).
+#[test]
+fn neighbour_coordinates_share_their_rows() {
+    let (asm, alu) = compiled(
+        "kernel sobel(img: In<f32>, r: Out<f32>) {
+             let p = index();
+             let tl = img[p + vec2(-1.0, -1.0)];
+             let t = img[p + vec2(0.0, -1.0)];
+             let tr = img[p + vec2(1.0, -1.0)];
+             let l = img[p + vec2(-1.0, 0.0)];
+             let rr = img[p + vec2(1.0, 0.0)];
+             let bl = img[p + vec2(-1.0, 1.0)];
+             let b = img[p + vec2(0.0, 1.0)];
+             let br = img[p + vec2(1.0, 1.0)];
+             let gx = (tr + 2.0 * rr + br) - (tl + 2.0 * l + bl);
+             let gy = (bl + 2.0 * b + br) - (tl + 2.0 * t + tr);
+             r = sqrt(gx * gx + gy * gy);
+         }",
+        TOL_TRANSCENDENTAL,
+    );
+    assert_eq!(alu, 12, "{asm}");
+    assert!(asm.contains(".aggg)"), "{asm}");
+}
+
+/// Coordinates sharing their S component (a column) share the register
+/// the other way round: `(x, y + c1, y + c2, y + c3)`, read as `.rggg`,
+/// `.rbbb`, `.raaa`: one instruction for three.
+#[test]
+fn column_coordinates_share_one_register() {
+    let (asm, alu) = compiled(
+        "kernel k(img: In<f32>, r: Out<f32>) {
+             let p = index();
+             r = img[p + vec2(0.0, -1.0)] + img[p + vec2(0.0, 1.0)] * 0.5 - img[p + vec2(0.0, 2.0)];
+         }",
+        TOL_EXACT,
+    );
+    for swizzle in [".rggg)", ".rbbb)", ".raaa)"] {
+        assert!(asm.contains(swizzle), "{swizzle}:\n{asm}");
+    }
+    assert_eq!(alu, 3, "{asm}");
+}
+
+/// A vector divided by one lane computes that lane's `RCP` once (alpha
+/// unit) and multiplies every lane by it: `four_outputs`' `p.xy / p.w`
+/// was two `RCP`s moved to RGB by `SOP`. One `RCP`, then the product as
+/// the output: two ALU instructions.
+#[test]
+fn a_vector_over_a_scalar_takes_one_reciprocal() {
+    for src in [
+        "kernel k(v: In<vec4>, d: Out<vec2>) { d = v.xy / v.w; }",
+        "kernel k(v: In<vec4>, d: Out<vec4>) { d = v / v.w; }",
+        "kernel k(s: f32, v: In<vec4>, d: Out<vec2>) { d = v.xy / s; }",
+    ] {
+        let (asm, alu) = compiled_in(src, TOL_TRANSCENDENTAL, |_| (0.5, 2.0));
+        assert_eq!(asm.matches("rcp(").count(), 1, "{src}\n{asm}");
+        assert!(!asm.contains("sop()"), "{src}\n{asm}");
+        assert_eq!(alu, 2, "{src}\n{asm}");
+    }
+}
+
 /// Lanes of one register in another order need no copy either: the
 /// fetch reads `p.yx` with the swizzle.
 #[test]

@@ -6,7 +6,9 @@ use ctm_frontend::CheckOptions;
 use ctm_frontend::Target;
 use ctm_frontend::tast::Program;
 use ctm_frontend::types::StreamType;
-use ctm_ir::lower::{LaneOp, PassEdges, lane_ops, lower_reduction_pass, pass_edges};
+use ctm_ir::lower::{
+    Lane, LaneMap, LaneOp, PassEdges, lane_ops, lanes, lower_reduction_pass, pass_edges,
+};
 use ctm_ir::print::to_text;
 
 fn program(src: &str) -> Program {
@@ -69,6 +71,56 @@ fn lane_wise_forms_are_recognised_per_lane() {
         edges("reduce s(a: vec4, b: vec4) -> vec4 { { vec4(a.xy + b.xy, a.zw * b.zw) } }");
     assert_eq!(ops, Some(vec![Add, Add, Mul, Mul]));
     assert_eq!(e, PassEdges::Padded([0.0, 0.0, 1.0, 1.0]));
+}
+
+#[test]
+fn min_and_max_of_an_idempotent_map_clamp() {
+    use LaneMap::*;
+    use LaneOp::*;
+    let lane = |op, map| Lane { op, map };
+    let p = program("reduce m(a: f32, b: f32) -> f32 { max(abs(a), abs(b)) }");
+    assert_eq!(lanes(&p.reductions[0]), Some(vec![lane(Max, Abs)]));
+    assert_eq!(lane_ops(&p.reductions[0]), Some(vec![Max]));
+    assert_eq!(pass_edges(&p.reductions[0]), PassEdges::Clamped);
+    // Either order, swizzles inside or outside the map, per lane.
+    let p = program("reduce m(a: vec2, b: vec2) -> vec2 { min(saturate(b.xy), saturate(a.xy)) }");
+    assert_eq!(lanes(&p.reductions[0]), Some(vec![lane(Min, Saturate); 2]));
+    let p = program(
+        "reduce m(a: vec4, b: vec4) -> vec4 { vec4(max(abs(a).xy, abs(b).xy), min(a.z, b.z), max(saturate(a.w), saturate(b.w))) }",
+    );
+    assert_eq!(
+        lanes(&p.reductions[0]),
+        Some(vec![
+            lane(Max, Abs),
+            lane(Max, Abs),
+            lane(Min, Identity),
+            lane(Max, Saturate)
+        ])
+    );
+    assert_eq!(pass_edges(&p.reductions[0]), PassEdges::Clamped);
+}
+
+#[test]
+fn maps_that_differ_or_do_not_serve_keep_their_guards() {
+    for src in [
+        // One operand mapped, or each through another map.
+        "reduce m(a: f32, b: f32) -> f32 { max(abs(a), b) }",
+        "reduce m(a: f32, b: f32) -> f32 { max(abs(a), saturate(b)) }",
+        // A map under `+`/`*`: padding with the identity would not be
+        // exact through it (abs(x) + 0 for a block of one gives |x|).
+        "reduce m(a: f32, b: f32) -> f32 { abs(a) + abs(b) }",
+        "reduce m(a: f32, b: f32) -> f32 { saturate(a) * saturate(b) }",
+        // Maps that are not idempotent, or applied to the result.
+        "reduce m(a: f32, b: f32) -> f32 { max(-a, -b) }",
+        "reduce m(a: f32, b: f32) -> f32 { max(floor(a), floor(b)) * 2.0 }",
+        "reduce m(a: f32, b: f32) -> f32 { abs(max(a, b)) }",
+        // One parameter twice.
+        "reduce m(a: f32, b: f32) -> f32 { max(abs(a), abs(a)) }",
+        // Lanes that move.
+        "reduce m(a: vec2, b: vec2) -> vec2 { max(abs(a).yx, abs(b).yx) }",
+    ] {
+        assert_eq!(edges(src).1, PassEdges::Guarded, "{src}");
+    }
 }
 
 #[test]

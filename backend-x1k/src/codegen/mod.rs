@@ -175,6 +175,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     }
     texcoord::run(&mut mir);
     vn::run(&mut mir);
+    texcoord::share(&mut mir, &mut consts);
     pair::run(&mut mir, &mut consts);
     omod::run(&mut mir, &consts);
     presub::run(&mut mir);

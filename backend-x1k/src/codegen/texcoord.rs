@@ -1,4 +1,6 @@
-//! Gather coordinates read in place, on the MIR right after selection.
+//! Gather coordinates read in place, on the MIR right after selection,
+//! and gather coordinates sharing a component computed into one register
+//! ([`share`], after value numbering).
 //!
 //! A texture fetch reads its coordinates from one temporary through a
 //! source swizzle: `SRC_S_SWIZ` and `SRC_T_SWIZ` pick any channel (R, G,
@@ -33,6 +35,7 @@
 //! either-unit op, a transcendental through `SOP`, a `DP4`; not a fetch,
 //! a presubtract source or an op writing an output or a flag).
 
+use super::consts::ConstTable;
 use super::mir::{
     AluKind, Lane, Mir, MirOp, Node, OpId, Operand, RegClass, Special, Src, Unit, VReg,
     for_each_block,
@@ -412,4 +415,322 @@ fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg, lane: Option<u8>) -> Op
         mir.vregs[a.0 as usize].width = k + 1;
     }
     Some(k)
+}
+
+/// Gather coordinates `base + (cx, cy)` that share a component, computed
+/// into one register (after value numbering, before [`super::pair`]).
+///
+/// Each such coordinate is a two-lane `MAD(base, 1, (cx, cy))` read only
+/// by fetches. Up to three of them with the same `base` lanes and the
+/// same `cy` become one op computing `(x + cx1, y + cy, x + cx2, x +
+/// cx3)`, read as `.rggg`, `.bggg`, `.aggg` through the TEX source
+/// swizzle (CTM §3.4: "texture source addresses allow arbitrary swizzles
+/// from RGBA to STRQ"); the rest, up to three with the same `cx`, as `(x
+/// + cx, y + cy1, y + cy2, y + cy3)` read as `.rggg`, `.rbbb`, `.raaa`.
+/// Three coordinates take one instruction (both units), two an RGB op
+/// of three lanes (the alpha unit stays free), where pairing vec2 ops
+/// gives two per instruction: `fir`'s eight `(x + k, y)` take three
+/// instructions instead of six. Every lane is the same `MAD` of the same
+/// values as before, so the coordinates are bit for bit unchanged, but
+/// for the shared lane's zero offset: `y + 0` and `y − 0` are grouped
+/// alike and differ only for `y = −0`, where one gives −0 and the other
+/// +0, which address the same texel (CTM §3.4: the coordinate's floor,
+/// clamped to the edge; `sim` `texel_index`).
+pub fn share(mir: &mut Mir, consts: &mut ConstTable) {
+    let mut blocks: Vec<(Vec<OpId>, bool)> = Vec::new();
+    collect(&mir.body, false, &mut blocks);
+    let live = mir.live_ops();
+    let mut writers = vec![0u32; mir.vregs.len()];
+    for &id in &live {
+        if let Some((v, _)) = mir.op(id).dest {
+            writers[v.0 as usize] += 1;
+        }
+    }
+    let mut removed: Vec<OpId> = Vec::new();
+    for (ops, _) in &blocks {
+        let found: Vec<(usize, Coord)> = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &id)| {
+                gather_coordinate(mir, consts, &live, &writers, id).map(|c| (i, c))
+            })
+            .collect();
+        let mut taken = vec![false; found.len()];
+        for shared in [Shared::T, Shared::S] {
+            for g in groups(&found, &taken, shared) {
+                if pack(mir, consts, ops, &found, &g, shared, &mut removed) {
+                    for k in g {
+                        taken[k] = true;
+                    }
+                }
+            }
+        }
+    }
+    if !removed.is_empty() {
+        removed.sort_unstable();
+        drop_ops(&mut mir.body, &removed);
+    }
+}
+
+/// Which coordinate component the members of a group share.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    /// T (`y + cy`): lanes `(x1, y, x2, x3)`.
+    T,
+    /// S (`x + cx`): lanes `(x, y1, y2, y3)`.
+    S,
+}
+
+/// A gather coordinate `(base[bx] + cx, base[by] + cy)`.
+#[derive(Clone, Copy)]
+struct Coord {
+    /// The op computing it.
+    op: OpId,
+    /// Its register (read only by fetches).
+    reg: VReg,
+    /// The register and lanes it adds to.
+    base: VReg,
+    lanes: [u8; 2],
+    /// The constants added.
+    offset: [f32; 2],
+}
+
+/// `id` as a coordinate: a plain two-lane `MAD(base.xy, 1, constant)` (or
+/// `MAD(constant, 1, base.xy)`), the only writer of its register, whose
+/// every reader is a fetch reading its lanes 0 and 1 as S and T or T and
+/// S.
+fn gather_coordinate(
+    mir: &Mir,
+    consts: &ConstTable,
+    live: &[OpId],
+    writers: &[u32],
+    id: OpId,
+) -> Option<Coord> {
+    let o = mir.op(id);
+    let (reg, 0) = o.dest? else { return None };
+    let info = mir.vreg(reg);
+    let plain = o.alu == Some(AluKind::Mad)
+        && o.unit == Unit::Rgb
+        && o.width == 2
+        && o.args.len() == 3
+        && o.presub.is_none()
+        && o.special == Special::None
+        && !o.omod_off
+        && !o.clamp
+        && o.scale == 0
+        && info.width == 2
+        && info.class == RegClass::Rgb
+        && info.fixed.is_none()
+        && writers[reg.0 as usize] == 1;
+    if !plain || o.args[1].lanes[..2] != [Lane::One; 2] || o.args[1].modifier != InputModifier::None
+    {
+        return None;
+    }
+    let (b, c) = match (o.args[0].src, o.args[2].src) {
+        (Src::Reg(_), _) => (o.args[0], o.args[2]),
+        (_, Src::Reg(_)) => (o.args[2], o.args[0]),
+        _ => return None,
+    };
+    let Src::Reg(base) = b.src else { return None };
+    let [Lane::Of(bx), Lane::Of(by), ..] = b.lanes else {
+        return None;
+    };
+    if b.modifier != InputModifier::None || base == reg {
+        return None;
+    }
+    let offset = [
+        constant(consts, &c, c.lanes[0])?,
+        constant(consts, &c, c.lanes[1])?,
+    ];
+    // Every reader a fetch reading lanes 0 and 1 as its S and T.
+    for &r in live {
+        let op = mir.op(r);
+        if op.dest.is_some_and(|(d, _)| d == reg && r != id) {
+            return None;
+        }
+        if !op.reads().any(|v| v == reg) {
+            continue;
+        }
+        let fetch = matches!(op.tex, Some(super::mir::TexKind::Load { .. }));
+        let coord = op.args.first()?;
+        let reads_once =
+            op.args.iter().skip(1).all(|a| a.vreg() != Some(reg)) && op.presub.is_none();
+        let st = matches!(
+            coord.lanes[..2],
+            [Lane::Of(0), Lane::Of(1)] | [Lane::Of(1), Lane::Of(0)]
+        );
+        if !fetch
+            || !reads_once
+            || !st
+            || coord.src != Src::Reg(reg)
+            || coord.modifier != InputModifier::None
+        {
+            return None;
+        }
+    }
+    Some(Coord {
+        op: id,
+        reg,
+        base,
+        lanes: [bx, by],
+        offset,
+    })
+}
+
+/// The value lane `l` of constant operand `c` reads (swizzle constants,
+/// an inline constant, a literal register), its modifier applied.
+fn constant(consts: &ConstTable, c: &Operand, l: Lane) -> Option<f32> {
+    let v = match (l, c.src) {
+        (Lane::Zero, _) => 0.0,
+        (Lane::Half, _) => 0.5,
+        (Lane::One, _) => 1.0,
+        (Lane::Of(_), Src::Inline(code)) => crate::isa::inline_constant_value(code),
+        (
+            Lane::Of(ch),
+            Src::Const {
+                index,
+                relative: false,
+            },
+        ) => consts.literal_value(index, ch)?,
+        _ => return None,
+    };
+    Some(match c.modifier {
+        InputModifier::None => v,
+        InputModifier::Neg => -v,
+        InputModifier::Abs => v.abs(),
+        InputModifier::NegAbs => -v.abs(),
+    })
+}
+
+/// Groups (indices into `found`) of two or three untaken coordinates
+/// with the same base lanes and the same shared constant, in program
+/// order.
+fn groups(found: &[(usize, Coord)], taken: &[bool], shared: Shared) -> Vec<Vec<usize>> {
+    let key = |c: &Coord| {
+        let k = if shared == Shared::T { 1 } else { 0 };
+        // Zeros of either sign alike (`+ 0.0` turns −0 into +0): they
+        // change a coordinate only from −0 to +0 or back, the same texel.
+        (c.base, c.lanes, (c.offset[k] + 0.0).to_bits())
+    };
+    let mut open: Vec<Vec<usize>> = Vec::new();
+    let mut out = Vec::new();
+    for (k, (_, c)) in found.iter().enumerate() {
+        if taken[k] {
+            continue;
+        }
+        match open.iter_mut().position(|g| key(&found[g[0]].1) == key(c)) {
+            Some(p) => {
+                open[p].push(k);
+                if open[p].len() == 3 {
+                    out.push(open.remove(p));
+                }
+            }
+            None => open.push(vec![k]),
+        }
+    }
+    out.extend(open.into_iter().filter(|g| g.len() >= 2));
+    out.sort_unstable();
+    out
+}
+
+/// Computes the coordinates of group `g` with one op in the first one's
+/// place and makes their fetches read it; `false` (nothing changed) when
+/// the base is redefined among them or no constant register is left.
+fn pack(
+    mir: &mut Mir,
+    consts: &mut ConstTable,
+    ops: &[OpId],
+    found: &[(usize, Coord)],
+    g: &[usize],
+    shared: Shared,
+    removed: &mut Vec<OpId>,
+) -> bool {
+    let first = found[g[0]].0;
+    let last = found[g[g.len() - 1]].0;
+    let c0 = found[g[0]].1;
+    if ops[first..last]
+        .iter()
+        .any(|&id| mir.op(id).dest.is_some_and(|(d, _)| d == c0.base))
+    {
+        return false;
+    }
+    // Lane of the new register holding each member's (S, T).
+    let (mut reads, mut values) = (Vec::new(), Vec::new());
+    let mut base_lanes = Vec::new();
+    for (k, &m) in g.iter().enumerate() {
+        let c = found[m].1;
+        let k = k as u8;
+        let at = if k == 0 { 0 } else { k + 1 };
+        match shared {
+            Shared::T => {
+                if k == 0 {
+                    values.extend([c.offset[0], c.offset[1]]);
+                    base_lanes.extend([c.lanes[0], c.lanes[1]]);
+                } else {
+                    values.push(c.offset[0]);
+                    base_lanes.push(c.lanes[0]);
+                }
+                reads.push([at, 1]);
+            }
+            Shared::S => {
+                if k == 0 {
+                    values.extend([c.offset[0], c.offset[1]]);
+                    base_lanes.extend([c.lanes[0], c.lanes[1]]);
+                } else {
+                    values.push(c.offset[1]);
+                    base_lanes.push(c.lanes[1]);
+                }
+                reads.push([0, k + 1]);
+            }
+        }
+    }
+    let Ok(offset) = consts.literal(&values) else {
+        return false;
+    };
+    let width = values.len() as u8;
+    let (class, unit) = if width == 4 {
+        (RegClass::Rgba, Unit::Both)
+    } else {
+        (RegClass::Rgb, Unit::Rgb)
+    };
+    let reg = mir.new_vreg(width, class);
+    let mut lanes = [Lane::Zero; 4];
+    for (l, &b) in lanes.iter_mut().zip(&base_lanes) {
+        *l = Lane::Of(b);
+    }
+    let base = Operand {
+        src: Src::Reg(c0.base),
+        lanes,
+        modifier: InputModifier::None,
+    };
+    let op = mir.op_mut(c0.op);
+    op.args = smallvec::smallvec![base, Operand::splat_lane(Lane::One), offset];
+    op.width = width;
+    op.unit = unit;
+    op.dest = Some((reg, 0));
+    // The fetches read the new register.
+    let members: Vec<(VReg, [u8; 2])> = g
+        .iter()
+        .zip(&reads)
+        .map(|(&m, &r)| (found[m].1.reg, r))
+        .collect();
+    for id in mir.live_ops() {
+        let o = mir.op_mut(id);
+        let Some(coord) = o.args.first_mut() else {
+            continue;
+        };
+        let Src::Reg(v) = coord.src else { continue };
+        let Some(&(_, [s, t])) = members.iter().find(|(r, _)| *r == v) else {
+            continue;
+        };
+        let pick = |l: Lane| match l {
+            Lane::Of(0) => Lane::Of(s),
+            _ => Lane::Of(t),
+        };
+        let (ls, lt) = (pick(coord.lanes[0]), pick(coord.lanes[1]));
+        coord.src = Src::Reg(reg);
+        coord.lanes = [ls, lt, lt, lt];
+    }
+    removed.extend(g[1..].iter().map(|&m| found[m].1.op));
+    true
 }

@@ -23,7 +23,7 @@ pub mod reduction_edges;
 mod stmt;
 
 pub use reduction::{PassLayout, lower_reduction_pass, pass_layout};
-pub use reduction_edges::{LaneOp, PassEdges, lane_ops, pass_edges};
+pub use reduction_edges::{Lane, LaneMap, LaneOp, PassEdges, lane_ops, lanes, pass_edges};
 
 use crate::graph::{Module, Param, RegionId, Value};
 use crate::op::{Op, ParamInfo};

@@ -13,7 +13,17 @@
 //!   existing element of the block, leaves the result bit for bit what the
 //!   reference's `f(f(e0, e1), f(e2, e3))` over the existing elements
 //!   gives (`f(f(e0, e1), f(e0, e1)) = f(e0, e1)`, `f(f(e0, e1), f(e2, e2))
-//!   = f(f(e0, e1), e2)`, ...). No guard, no padding.
+//!   = f(f(e0, e1), e2)`, ...). No guard, no padding. The same holds when
+//!   both operands of a lane pass through one idempotent map `h` first
+//!   ([`LaneMap`]: `abs`, `saturate`; `max(abs(a), abs(b))`): `f(x, y) =
+//!   op(h(x), h(y))` depends on its operands only through `h`, and its
+//!   value is a fixed point of `h` (`op` returns one of its operands'
+//!   bits), so the clamped passes compute the plain `op` reduction of the
+//!   `h`-mapped stream, which is what the guarded ones compute too
+//!   (`docs/language-decisions.md` "Pass kernels without boundary guards"
+//!   has the proof, NaN, −0 and denormals included). Its intermediate
+//!   passes may differ (a block of one element gives `h(e0)`, not `e0`),
+//!   never the value of a reduction of two or more elements.
 //! - [`PassEdges::Padded`]: every lane is `+` or `*` of the same lane of
 //!   `a` and `b`; the identity (0 or 1 per lane) is exact (`x + 0 = x`,
 //!   `x * 1 = x`, NaN and infinities included; only the sign of a zero sum
@@ -29,9 +39,11 @@
 //!
 //! Recognised forms, `a` and `b` the two parameters in either order: `a +
 //! b`, `a * b`, `min(a, b)`, `max(a, b)`, the same over equal swizzles
-//! (`min(a.xy, b.xy)`), and `vecN(..)` of such parts whose lanes land in
-//! the lane they read (`vec4(min(a.xy, b.xy), max(a.zw, b.zw))`), inside
-//! any number of blocks without statements.
+//! (`min(a.xy, b.xy)`), `min`/`max` of the same map of both
+//! (`max(abs(a), abs(b))`, `min(saturate(b.x), saturate(a.x))`,
+//! `max(abs(a).xy, abs(b).xy)`), and `vecN(..)` of such parts whose lanes
+//! land in the lane they read (`vec4(min(a.xy, b.xy), max(a.zw, b.zw))`),
+//! inside any number of blocks without statements.
 
 use ctm_frontend::builtins::Builtin;
 use ctm_frontend::tast::BinaryOp;
@@ -96,10 +108,31 @@ impl PassEdges {
     }
 }
 
-/// The per-lane combining operators of `reduction`'s body, lane `k` being
-/// `op(a[k], b[k])`, when the body has one of the recognised forms (module
-/// doc); `None` otherwise.
-pub fn lane_ops(reduction: &Reduction) -> Option<Vec<LaneOp>> {
+/// A map both operands of a `min`/`max` lane pass through before they
+/// are combined: lane `k` is `op(h(a[k]), h(b[k]))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneMap {
+    /// The operands themselves.
+    Identity,
+    /// `abs`: clears the sign bit (NaN, zeros and infinities included).
+    Abs,
+    /// `saturate`: clamps to [0, 1], NaN to 0.
+    Saturate,
+}
+
+/// One lane of a recognised body: `op(h(a[k]), h(b[k]))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// The combining operator.
+    pub op: LaneOp,
+    /// The map of both operands; [`LaneMap::Identity`] for `+` and `*`.
+    pub map: LaneMap,
+}
+
+/// The lanes of `reduction`'s body, lane `k` being `op(h(a[k]),
+/// h(b[k]))`, when the body has one of the recognised forms (module doc);
+/// `None` otherwise.
+pub fn lanes(reduction: &Reduction) -> Option<Vec<Lane>> {
     let width = usize::from(reduction.ty.float_width()?);
     let [a, b] = reduction.params;
     let parts = block_parts(&reduction.body, a, b)?;
@@ -108,7 +141,13 @@ pub fn lane_ops(reduction: &Reduction) -> Option<Vec<LaneOp>> {
             .iter()
             .enumerate()
             .all(|(k, &(_, l))| usize::from(l) == k))
-    .then(|| parts.into_iter().map(|(op, _)| op).collect())
+    .then(|| parts.into_iter().map(|(lane, _)| lane).collect())
+}
+
+/// The per-lane combining operators of `reduction`'s body ([`lanes`]
+/// without their maps).
+pub fn lane_ops(reduction: &Reduction) -> Option<Vec<LaneOp>> {
+    Some(lanes(reduction)?.into_iter().map(|l| l.op).collect())
 }
 
 /// How the pass kernel of `reduction` treats reads past the edge.
@@ -129,16 +168,16 @@ pub fn pass_edges(reduction: &Reduction) -> PassEdges {
     }
 }
 
-/// The result lanes of a block without statements: (operator, lane of `a`
+/// The result lanes of a block without statements: (lane, lane of `a`
 /// and `b` it reads).
-fn block_parts(block: &Block, a: LocalId, b: LocalId) -> Option<Vec<(LaneOp, u8)>> {
+fn block_parts(block: &Block, a: LocalId, b: LocalId) -> Option<Vec<(Lane, u8)>> {
     if !block.stmts.is_empty() {
         return None;
     }
     expr_parts(block.tail.as_ref()?, a, b)
 }
 
-fn expr_parts(e: &Expr, a: LocalId, b: LocalId) -> Option<Vec<(LaneOp, u8)>> {
+fn expr_parts(e: &Expr, a: LocalId, b: LocalId) -> Option<Vec<(Lane, u8)>> {
     match &e.kind {
         ExprKind::Block(block) => block_parts(block, a, b),
         ExprKind::Binary { op, lhs, rhs } => {
@@ -171,13 +210,45 @@ fn expr_parts(e: &Expr, a: LocalId, b: LocalId) -> Option<Vec<(LaneOp, u8)>> {
     }
 }
 
-/// `op(x, y)` where `x` and `y` read the same lanes, one of `a` and the
-/// other of `b`.
-fn pair(op: LaneOp, x: &Expr, y: &Expr, a: LocalId, b: LocalId) -> Option<Vec<(LaneOp, u8)>> {
-    let (xs, xl) = operand(x)?;
-    let (ys, yl) = operand(y)?;
+/// `op(h(x), h(y))` where `x` and `y` read the same lanes, one of `a` and
+/// the other of `b`, through the same map `h`; a map other than the
+/// identity only under an idempotent `op`.
+fn pair(op: LaneOp, x: &Expr, y: &Expr, a: LocalId, b: LocalId) -> Option<Vec<(Lane, u8)>> {
+    let (xm, xs, xl) = mapped_operand(x)?;
+    let (ym, ys, yl) = mapped_operand(y)?;
     let crossed = (xs == a && ys == b) || (xs == b && ys == a);
-    (crossed && a != b && xl == yl).then(|| xl.into_iter().map(|l| (op, l)).collect())
+    let map_ok = xm == ym && (xm == LaneMap::Identity || op.idempotent());
+    (crossed && a != b && xl == yl && map_ok)
+        .then(|| xl.into_iter().map(|l| (Lane { op, map: xm }, l)).collect())
+}
+
+/// A parameter read whole or through a swizzle, possibly through `abs` or
+/// `saturate` (`abs(a.xy)`, `abs(a).xy`): (map, local, lanes read).
+fn mapped_operand(e: &Expr) -> Option<(LaneMap, LocalId, Vec<u8>)> {
+    if let Some((map, inner)) = map_of(e) {
+        let (l, lanes) = operand(inner)?;
+        return Some((map, l, lanes));
+    }
+    if let ExprKind::Swizzle { base, lanes } = &e.kind
+        && let Some((map, inner)) = map_of(base)
+        && let ExprKind::Local(l) = &inner.kind
+    {
+        return Some((map, *l, lanes.lanes().to_vec()));
+    }
+    let (l, lanes) = operand(e)?;
+    Some((LaneMap::Identity, l, lanes))
+}
+
+/// `h(x)` for a [`LaneMap`] `h` other than the identity: (h, x).
+fn map_of(e: &Expr) -> Option<(LaneMap, &Expr)> {
+    match &e.kind {
+        ExprKind::Builtin { func, args } if args.len() == 1 => match func {
+            Builtin::Abs => Some((LaneMap::Abs, &args[0])),
+            Builtin::Saturate => Some((LaneMap::Saturate, &args[0])),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// A parameter read whole or through a swizzle: (local, lanes read).

@@ -104,7 +104,10 @@ impl Selector<'_> {
                     },
                     y => match self.domain_reciprocal(&y) {
                         Some(r) => r,
-                        None => self.trans(Transcendental::Rcp, y, w)?,
+                        None => match self.rcp_of_one_lane(&y, w)? {
+                            Some(r) => r,
+                            None => self.trans(Transcendental::Rcp, y, w)?,
+                        },
                     },
                 };
                 self.mul(x, r, w)
@@ -143,6 +146,23 @@ impl Selector<'_> {
                 format!("{b} reached the x1k backend (CK0060)"),
             )),
         }
+    }
+
+    /// `1 / y` for a divisor `y` of `w > 1` lanes that all read one lane
+    /// of one source (`p.xy / p.w`): one `RCP` (alpha unit) read by every
+    /// lane, instead of one `RCP` per lane moved to RGB by `SOP` (CTM
+    /// §3.3.4). The same value in every lane; `None` for other divisors.
+    fn rcp_of_one_lane(&mut self, y: &Val, w: u8) -> Result<Option<Val>, CodegenError> {
+        let Val::View { src, lanes, .. } = y else {
+            return Ok(None);
+        };
+        let one_lane =
+            matches!(lanes[0], Lane::Of(_)) && lanes[..w as usize].iter().all(|l| *l == lanes[0]);
+        if w < 2 || !one_lane || !matches!(src, Src::Reg(_) | Src::Const { .. }) {
+            return Ok(None);
+        }
+        let r = self.trans(Transcendental::Rcp, swizzle(y.clone(), &[0]), 1)?;
+        Ok(Some(super::splat(r, w)))
     }
 
     /// `a + b`.
