@@ -92,16 +92,11 @@ fn branch_writers(
     if op.dest.is_some() || op.width != 1 || mir.vreg(v).width != 1 || mir.vreg(v).fixed.is_some() {
         return None;
     }
-    let readers = live.iter().filter(|&&o| mir.op(o).reads().any(|r| r == v));
-    let writers: Vec<OpId> = live
-        .iter()
-        .copied()
-        .filter(|&o| mir.op(o).dest.is_some_and(|(d, _)| d == v))
-        .collect();
+    let (writers, readers) = mir.writers_and_readers(live, v);
     let same_target = live
         .iter()
         .filter(|&&o| matches!(mir.op(o).special, Special::Output(t, _) if t == target));
-    if readers.count() != 1 || writers.len() != 2 || same_target.count() != 1 {
+    if readers != 1 || writers.len() != 2 || same_target.count() != 1 {
         return None;
     }
     let in_top_block = |nodes: &[Node], w: OpId| {

@@ -394,6 +394,20 @@ impl Mir {
         &mut self.ops[id.0 as usize]
     }
 
+    /// The ops among `ops` that write `v`, and how many of them read it.
+    pub fn writers_and_readers(&self, ops: &[OpId], v: VReg) -> (Vec<OpId>, usize) {
+        let writers = ops
+            .iter()
+            .copied()
+            .filter(|&o| self.op(o).dest.is_some_and(|(d, _)| d == v))
+            .collect();
+        let readers = ops
+            .iter()
+            .filter(|&&o| self.op(o).reads().any(|r| r == v))
+            .count();
+        (writers, readers)
+    }
+
     /// The ops of every block of the control tree, in depth-first order
     /// (the arena also keeps ops a pass removed from their block).
     pub fn live_ops(&self) -> Vec<OpId> {

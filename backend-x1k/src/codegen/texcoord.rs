@@ -232,15 +232,7 @@ fn rewrite(
         .into_iter()
         .filter(|id| !removed.contains(id))
         .collect();
-    let writers: Vec<OpId> = live
-        .iter()
-        .copied()
-        .filter(|&id| mir.op(id).dest.is_some_and(|(d, _)| d == c))
-        .collect();
-    let readers = live
-        .iter()
-        .filter(|&&id| mir.op(id).reads().any(|r| r == c))
-        .count();
+    let (writers, readers) = mir.writers_and_readers(&live, c);
     if readers != 1 || writers.is_empty() {
         return None;
     }
