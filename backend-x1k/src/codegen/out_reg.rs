@@ -251,3 +251,251 @@ fn pin(mir: &Mir, t: VReg, first: u8, lane: u8, w: u8) -> Option<Option<[u8; 4]>
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::mir::{Node, Operand, Transcendental};
+    use smallvec::smallvec;
+
+    /// A plain op of `kind` on `unit` computing `width` lanes of `dest`
+    /// from `arg` (read twice, a third time as MAD's addend).
+    fn op(kind: AluKind, unit: Unit, dest: Option<(VReg, u8)>, width: u8, arg: VReg) -> MirOp {
+        MirOp {
+            alu: Some(kind),
+            tex: None,
+            unit,
+            dest,
+            width,
+            args: smallvec![Operand::reg(arg), Operand::reg(arg), Operand::reg(arg)],
+            presub: None,
+            omod_off: false,
+            scale: 0,
+            clamp: false,
+            special: Special::None,
+        }
+    }
+
+    /// A bit-exact copy of lanes `lanes` of `t` to target 0 from channel
+    /// `first`.
+    fn copy(t: VReg, lanes: &[u8], first: u8, unit: Unit) -> MirOp {
+        let mut a = Operand::reg(t);
+        for (i, &l) in lanes.iter().enumerate() {
+            a.lanes[i] = Lane::Of(l);
+        }
+        MirOp {
+            alu: Some(AluKind::Max),
+            tex: None,
+            unit,
+            dest: None,
+            width: lanes.len() as u8,
+            args: smallvec![a, a],
+            presub: None,
+            omod_off: true,
+            scale: 0,
+            clamp: false,
+            special: Special::Output(0, first),
+        }
+    }
+
+    /// A MIR of one block: `x` writes `t` (`width` lanes of `class`), a
+    /// MAD reads it, `more` ops follow, then `c` copies it to target 0.
+    fn one_block(
+        class: RegClass,
+        width: u8,
+        x: impl FnOnce(VReg, VReg) -> MirOp,
+        more: impl FnOnce(&mut Mir, VReg, VReg) -> Vec<MirOp>,
+        c: impl FnOnce(VReg) -> MirOp,
+    ) -> (Mir, OpId, VReg) {
+        let mut mir = Mir::default();
+        let input = mir.new_vreg(4, RegClass::Rgba);
+        let t = mir.new_vreg(width, class);
+        let u = mir.new_vreg(1, RegClass::Alpha);
+        let xo = mir.push(x(t, input));
+        let mut ops = vec![xo];
+        ops.push(mir.push(op(AluKind::Mad, Unit::Alpha, Some((u, 0)), 1, t)));
+        for o in more(&mut mir, t, input) {
+            ops.push(mir.push(o));
+        }
+        ops.push(mir.push(c(t)));
+        mir.body = vec![Node::Block(ops)];
+        (mir, xo, t)
+    }
+
+    fn block_len(mir: &Mir) -> usize {
+        match &mir.body[0] {
+            Node::Block(ops) => ops.len(),
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn an_rgb_value_writes_its_target_and_pins_its_channels() {
+        let (mut mir, x, t) = one_block(
+            RegClass::Rgb,
+            2,
+            |t, i| op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 2, i),
+            |_, _, _| vec![],
+            |t| copy(t, &[0, 1], 1, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 2, "the copy goes");
+        assert_eq!(mir.op(x).special, Special::Output(0, 1));
+        assert_eq!(mir.op(x).dest, Some((t, 0)), "X still writes its register");
+        assert_eq!(mir.vreg(t).channels.map(|c| [c[0], c[1]]), Some([1, 2]));
+    }
+
+    #[test]
+    fn another_writer_of_the_channel_keeps_the_copy() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Rgb,
+            2,
+            |t, i| op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 2, i),
+            |_, _, i| {
+                let mut other = op(AluKind::Mad, Unit::Rgb, None, 1, i);
+                other.special = Special::Output(0, 2);
+                vec![other]
+            },
+            |t| copy(t, &[0, 1], 1, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 4);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+
+    #[test]
+    fn a_kill_after_the_writer_keeps_the_copy() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Rgb,
+            1,
+            |t, i| op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 1, i),
+            |_, t, _| {
+                let mut kill = op(AluKind::Mad, Unit::Tex, None, 1, t);
+                kill.alu = None;
+                kill.tex = Some(TexKind::Kill);
+                vec![kill]
+            },
+            |t| copy(t, &[0], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 4);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+
+    #[test]
+    fn swapped_lanes_keep_the_copy() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Rgb,
+            2,
+            |t, i| op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 2, i),
+            |_, _, _| vec![],
+            |t| copy(t, &[1, 0], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 3);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+
+    #[test]
+    fn a_later_partial_writer_keeps_the_copy() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Rgb,
+            3,
+            |t, i| op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 3, i),
+            |_, t, i| vec![op(AluKind::Mad, Unit::Rgb, Some((t, 1)), 1, i)],
+            |t| copy(t, &[0, 1, 2], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 4);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+
+    #[test]
+    fn an_alpha_op_cannot_write_an_rgb_channel() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Alpha,
+            1,
+            |t, i| op(AluKind::Mad, Unit::Alpha, Some((t, 0)), 1, i),
+            |_, _, _| vec![],
+            |t| copy(t, &[0], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 3);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+
+    #[test]
+    fn a_writer_setting_the_alu_result_keeps_the_copy() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Rgb,
+            1,
+            |t, i| {
+                let mut o = op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 1, i);
+                o.special = Special::AluResult(crate::isa::CompareOp::Lt);
+                o
+            },
+            |_, _, _| vec![],
+            |t| copy(t, &[0], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 3);
+        assert!(matches!(mir.op(x).special, Special::AluResult(_)));
+    }
+
+    #[test]
+    fn a_transcendental_writes_an_rgb_target_through_sop() {
+        let (mut mir, x, _) = one_block(
+            RegClass::Alpha,
+            1,
+            |t, i| {
+                op(
+                    AluKind::Trans(Transcendental::Rcp),
+                    Unit::Alpha,
+                    Some((t, 0)),
+                    1,
+                    i,
+                )
+            },
+            |_, _, _| vec![],
+            |t| copy(t, &[0], 0, Unit::Rgb),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 2);
+        assert_eq!(mir.op(x).unit, Unit::Both);
+        assert_eq!(mir.op(x).special, Special::Output(0, 0));
+    }
+
+    #[test]
+    fn an_open_scalar_takes_the_unit_of_the_channel() {
+        let (mut mir, x, t) = one_block(
+            RegClass::Undecided,
+            1,
+            |t, i| op(AluKind::Mad, Unit::Any, Some((t, 0)), 1, i),
+            |_, _, _| vec![],
+            |t| copy(t, &[0], 3, Unit::Alpha),
+        );
+        run(&mut mir);
+        assert_eq!(block_len(&mir), 2);
+        assert_eq!(mir.op(x).unit, Unit::Alpha);
+        assert_eq!(mir.vreg(t).class, RegClass::Alpha);
+    }
+
+    #[test]
+    fn a_copy_in_another_block_keeps_its_place() {
+        let mut mir = Mir::default();
+        let input = mir.new_vreg(4, RegClass::Rgba);
+        let t = mir.new_vreg(1, RegClass::Rgb);
+        let x = mir.push(op(AluKind::Mad, Unit::Rgb, Some((t, 0)), 1, input));
+        let c = mir.push(copy(t, &[0], 0, Unit::Rgb));
+        mir.body = vec![
+            Node::Loop {
+                count: crate::codegen::mir::LoopCount::Rep(4),
+                body: vec![Node::Block(vec![x])],
+            },
+            Node::Block(vec![c]),
+        ];
+        run(&mut mir);
+        assert_eq!(mir.live_ops().len(), 2);
+        assert_eq!(mir.op(x).special, Special::None);
+    }
+}
