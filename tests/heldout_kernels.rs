@@ -22,7 +22,7 @@ use std::path::Path;
 const KERNELS: &[(&str, &[&str], u64)] = &[
     ("brighten", &["gain=1.3", "bias=-0.1"], 2),
     ("clamp_scale", &["s=0.7"], 7),
-    ("cmul", &[], 5),
+    ("cmul", &[], 4),
     ("fir", &["taps=0.1,0.2,0.3,0.4,0.4,0.3,0.2,0.1"], 19),
     (
         "four_outputs",

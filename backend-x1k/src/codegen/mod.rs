@@ -11,6 +11,7 @@
 //!    two as output modifiers; [`presub`]: `1 − x` read through the
 //!    presubtract; [`copies`]: values only copied computed by their
 //!    copies; [`branch_out`]: outputs of an `if` written in its branches;
+//!    [`dot2`]: `x1·y1 + x2·y2` as one `D2A`;
 //!    [`out_reg`]: a value written to an output and read again is written
 //!    to both by its op (no copy-out);
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
@@ -28,6 +29,7 @@ pub mod checker;
 pub mod consts;
 pub mod copies;
 pub mod cost;
+pub mod dot2;
 pub mod emit;
 pub mod hazards;
 pub mod isel;
@@ -184,6 +186,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     presub::run(&mut mir);
     copies::run(&mut mir);
     branch_out::run(&mut mir);
+    dot2::run(&mut mir);
     out_reg::run(&mut mir);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
