@@ -40,7 +40,7 @@ const KERNELS: &[(&str, &[&str], u64)] = &[
     ("product", &[], 8),
     ("put_option", &["rate=0.05", "sigma=0.3"], 27),
     ("sepia", &[], 5),
-    ("sobel", &[], 20),
+    ("sobel", &[], 19),
     ("vignette", &["radius=0.4", "softness=0.2"], 11),
     ("yuv", &[], 5),
 ];

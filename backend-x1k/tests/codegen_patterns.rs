@@ -406,7 +406,8 @@ fn row_coordinates_share_one_register() {
 }
 
 /// `sobel`'s eight neighbours: three rows of shared T, three
-/// instructions for their coordinates (four as vec2 pairs).
+/// instructions for their coordinates (four as vec2 pairs); `gx² + gy²`
+/// is one `D2A` (12 → 11, `dot2.rs`).
 #[test]
 fn neighbour_coordinates_share_their_rows() {
     let (asm, alu) = compiled(
@@ -426,7 +427,7 @@ fn neighbour_coordinates_share_their_rows() {
          }",
         TOL_TRANSCENDENTAL,
     );
-    assert_eq!(alu, 12, "{asm}");
+    assert_eq!(alu, 11, "{asm}");
     assert!(asm.contains(".aggg)"), "{asm}");
 }
 
@@ -909,4 +910,21 @@ fn sums_of_products_agree() {
     // 8 of the 48 at the time of writing.
     println!("{fused} of 48 sums are one D2A");
     assert!(fused >= 6, "{fused}");
+}
+
+/// `gx·gx + gy·gy` of two computed scalars (`sobel`'s magnitude): their
+/// ops write lanes r and a of one register (RGB and alpha unit, still
+/// co-issued) and one `D2A` reads both through its swizzle, `.ra`.
+#[test]
+fn two_computed_scalars_share_a_register_for_a_d2a() {
+    let (asm, alu) = compiled(
+        "kernel k(a: In<vec4>, b: In<vec4>, r: Out<f32>) {
+             let gx = a.x - b.y;
+             let gy = a.z - b.w;
+             r = gx * gx + gy * gy;
+         }",
+        TOL_EXACT,
+    );
+    assert_eq!(alu, 2, "{asm}");
+    assert!(asm.contains("= d2a(s0.ra0, s0.ra0"), "{asm}");
 }

@@ -31,6 +31,9 @@ pub fn run(mir: &mut Mir) {
     let n = mir.vregs.len();
     let mut defs = vec![0u32; n];
     let mut reads = vec![0u32; n];
+    // Registers a presubtract reads (gathered here: `each_block` takes
+    // the control tree while it runs).
+    let mut presub_read = vec![false; n];
     for id in mir.live_ops() {
         let op = mir.op(id);
         if let Some((v, _)) = op.dest {
@@ -39,11 +42,16 @@ pub fn run(mir: &mut Mir) {
         for v in op.reads() {
             reads[v.0 as usize] += 1;
         }
+        if let Some((_, s0, s1)) = &op.presub {
+            for v in [s0.vreg(), s1.vreg()].into_iter().flatten() {
+                presub_read[v.0 as usize] = true;
+            }
+        }
     }
     mir.each_block(|mir, ops| {
         let mut si = 0;
         while si < ops.len() {
-            match fuse(mir, ops, si, &defs, &reads) {
+            match fuse(mir, ops, si, &defs, &reads, &presub_read) {
                 Some(ti) => {
                     ops.remove(ti);
                 }
@@ -51,6 +59,12 @@ pub fn run(mir: &mut Mir) {
             }
         }
     });
+}
+
+/// A count of `v` (registers made by this pass have none recorded: the
+/// largest count, which no condition accepts).
+fn at(counts: &[u32], v: VReg) -> u32 {
+    counts.get(v.0 as usize).copied().unwrap_or(u32::MAX)
 }
 
 /// Whether `o` reads 0 in lane 0 (the addend of a plain product).
@@ -94,7 +108,14 @@ fn plain_mad(op: &MirOp, outer: bool) -> bool {
 
 /// Fuses the sum at `ops[si]` with its product, if allowed; returns the
 /// position of the product, which the caller removes.
-fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, defs: &[u32], reads: &[u32]) -> Option<usize> {
+fn fuse(
+    mir: &mut Mir,
+    ops: &[OpId],
+    si: usize,
+    defs: &[u32],
+    reads: &[u32],
+    presub_read: &[bool],
+) -> Option<usize> {
     let s = mir.op(ops[si]);
     if !plain_mad(s, true) || !matches!(s.special, Special::None | Special::Output(..)) {
         return None;
@@ -104,8 +125,8 @@ fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, defs: &[u32], reads: &[u32]) -> 
     let ti_info = mir.vreg(t);
     if c.modifier != crate::isa::InputModifier::None
         || c.lanes[0] != Lane::Of(0)
-        || defs[t.0 as usize] != 1
-        || reads[t.0 as usize] != 1
+        || at(defs, t) != 1
+        || at(reads, t) != 1
         || ti_info.width != 1
         || ti_info.fixed.is_some()
     {
@@ -126,10 +147,34 @@ fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, defs: &[u32], reads: &[u32]) -> 
     {
         return None;
     }
-    let (x1, y1, x2, y2) = (&s.args[0], &s.args[1], &p.args[0], &p.args[1]);
-    let (a, b) = merge(x1, x2)
-        .zip(merge(y1, y2))
-        .or_else(|| merge(x1, y2).zip(merge(y1, x2)))?;
+    let (x1, y1, x2, y2) = (s.args[0], s.args[1], p.args[0], p.args[1]);
+    let pairs = |x1: &Operand, y1: &Operand, x2: &Operand, y2: &Operand| {
+        merge(x1, x2)
+            .zip(merge(y1, y2))
+            .or_else(|| merge(x1, y2).zip(merge(y1, x2)))
+    };
+    // Two scalars of two registers: one RGBA register holds both (lanes
+    // r and a), when their writers can write there.
+    let (mut a, mut b, co) = match pairs(&x1, &y1, &x2, &y2) {
+        Some((a, b)) => (a, b, None),
+        None => {
+            let co = [(x1, x2), (x1, y2), (y1, x2), (y1, y2)]
+                .into_iter()
+                .filter_map(|(u, v)| Some((u.vreg()?, v.vreg()?)))
+                .flat_map(|(u, v)| [(u, v), (v, u)])
+                .find(|&(r, al)| {
+                    coalescible(mir, &ops[..si], r, al, defs, presub_read).is_some() && {
+                        let g = VReg(u32::MAX);
+                        let re = |o: &Operand| renamed(o, r, al, g);
+                        pairs(&re(&x1), &re(&y1), &re(&x2), &re(&y2)).is_some()
+                    }
+                })?;
+            let g = VReg(u32::MAX);
+            let re = |o: &Operand| renamed(o, co.0, co.1, g);
+            let (a, b) = pairs(&re(&x1), &re(&y1), &re(&x2), &re(&y2))?;
+            (a, b, Some(co))
+        }
+    };
     // The sum must be able to run on the RGB unit.
     let class = match (s.special, s.dest) {
         (Special::Output(_, first), None) if first < 3 => None,
@@ -137,7 +182,7 @@ fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, defs: &[u32], reads: &[u32]) -> 
         (_, Some((d, dl))) => match mir.vreg(d).class {
             RegClass::Rgb => None,
             RegClass::Rgba if dl < 3 => None,
-            RegClass::Undecided if defs[d.0 as usize] == 1 && mir.vreg(d).fixed.is_none() => {
+            RegClass::Undecided if at(defs, d) == 1 && mir.vreg(d).fixed.is_none() => {
                 Some((d, RegClass::Rgb))
             }
             _ => return None,
@@ -150,11 +195,121 @@ fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, defs: &[u32], reads: &[u32]) -> 
     if let Some((d, k)) = class {
         mir.vregs[d.0 as usize].class = k;
     }
+    if let Some((r, al)) = co {
+        let (wr, wa) = coalescible(mir, &ops[..si], r, al, defs, presub_read)?;
+        let g = mir.new_vreg(4, RegClass::Rgba);
+        for o in [&mut a, &mut b] {
+            if o.src == Src::Reg(VReg(u32::MAX)) {
+                o.src = Src::Reg(g);
+            }
+        }
+        for op in &mut mir.ops {
+            for arg in op.args.iter_mut() {
+                *arg = renamed(arg, r, al, g);
+            }
+        }
+        let w = mir.op_mut(wr);
+        w.dest = Some((g, 0));
+        w.unit = if w.unit == Unit::Any {
+            Unit::Rgb
+        } else {
+            w.unit
+        };
+        let w = mir.op_mut(wa);
+        w.dest = Some((g, 3));
+        w.unit = if w.unit == Unit::Any {
+            Unit::Alpha
+        } else {
+            w.unit
+        };
+    }
     let s = mir.op_mut(ops[si]);
     s.alu = Some(AluKind::Dp2);
     s.unit = Unit::Rgb;
     s.args = smallvec::smallvec![a, b];
     Some(ti)
+}
+
+/// `o` with lane 0 of `r` read as lane 0 of `g` and lane 0 of `al` as lane
+/// 3 of `g`.
+fn renamed(o: &Operand, r: VReg, al: VReg, g: VReg) -> Operand {
+    let to = match o.src {
+        Src::Reg(v) if v == r => 0,
+        Src::Reg(v) if v == al => 3,
+        _ => return *o,
+    };
+    let mut out = *o;
+    out.src = Src::Reg(g);
+    for l in out.lanes.iter_mut() {
+        if *l == Lane::Of(0) {
+            *l = Lane::Of(to);
+        }
+    }
+    out
+}
+
+/// The writers of the scalars `r` (to go to channel r of an RGBA
+/// register, by the RGB unit) and `al` (to channel a, by the alpha unit),
+/// when both are one-lane registers written once, in `before` (the block
+/// before the sum), by plain ops that can take those units, and no
+/// presubtract reads them (it combines equal channels of its sources,
+/// `presub.rs`).
+fn coalescible(
+    mir: &Mir,
+    before: &[OpId],
+    r: VReg,
+    al: VReg,
+    defs: &[u32],
+    presub_read: &[bool],
+) -> Option<(OpId, OpId)> {
+    if r == al {
+        return None;
+    }
+    for v in [r, al] {
+        let info = mir.vreg(v);
+        if info.width != 1 || info.fixed.is_some() || at(defs, v) != 1 {
+            return None;
+        }
+    }
+    if [r, al]
+        .iter()
+        .any(|v| presub_read.get(v.0 as usize).is_none_or(|&p| p))
+    {
+        return None;
+    }
+    let writer = |v: VReg| {
+        before
+            .iter()
+            .copied()
+            .find(|&o| mir.op(o).dest == Some((v, 0)))
+    };
+    let (wr, wa) = (writer(r)?, writer(al)?);
+    let plain = |o: &MirOp| {
+        o.width == 1 && o.special == Special::None && o.presub.is_none() && o.tex.is_none()
+    };
+    let select = |k: Option<AluKind>| {
+        matches!(
+            k,
+            Some(
+                AluKind::Mad
+                    | AluKind::Min
+                    | AluKind::Max
+                    | AluKind::Cmp
+                    | AluKind::Cnd
+                    | AluKind::Frc
+            )
+        )
+    };
+    let (or, oa) = (mir.op(wr), mir.op(wa));
+    let rgb_ok = plain(or)
+        && matches!(mir.vreg(r).class, RegClass::Rgb | RegClass::Undecided)
+        && ((select(or.alu) && matches!(or.unit, Unit::Rgb | Unit::Any))
+            || (matches!(or.alu, Some(AluKind::Dp2 | AluKind::Dp3)) && or.unit == Unit::Rgb));
+    let alpha_ok = plain(oa)
+        && matches!(mir.vreg(al).class, RegClass::Alpha | RegClass::Undecided)
+        && ((select(oa.alu) && matches!(oa.unit, Unit::Alpha | Unit::Any))
+            || (matches!(oa.alu, Some(AluKind::Trans(_))) && oa.unit == Unit::Alpha));
+    (rgb_ok && alpha_ok).then_some((wr, wa))
 }
 
 #[cfg(test)]
@@ -249,5 +404,53 @@ mod tests {
         mir.vregs[s.0 as usize].class = RegClass::Alpha;
         run(&mut mir);
         assert_eq!(ops(&mir), 2);
+    }
+    /// `x = p.x·p.y; y = p.z·p.w; s = x·x + y·y` (+ a presubtract of `y`
+    /// read by one more op, when `presub_reader`).
+    fn squares(presub_reader: bool) -> (Mir, [OpId; 3], OpId) {
+        let mut mir = Mir::default();
+        let p = mir.new_vreg(4, RegClass::Rgba);
+        let [x, y, t, s] = [0; 4].map(|_| mir.new_vreg(1, RegClass::Undecided));
+        let zero = Operand::splat_lane(Lane::Zero);
+        let wx = mir.push(mad(x, lane(p, 0), lane(p, 1), zero));
+        let wy = mir.push(mad(y, lane(p, 2), lane(p, 3), zero));
+        let pt = mir.push(mad(t, lane(y, 0), lane(y, 0), zero));
+        let so = mir.push(mad(s, lane(x, 0), lane(x, 0), lane(t, 0)));
+        let mut ops = vec![wx, wy, pt, so];
+        if presub_reader {
+            let u = mir.new_vreg(1, RegClass::Undecided);
+            let mut o = mad(u, Operand::splat_lane(Lane::One), zero, zero);
+            o.args[0].src = Src::Presub;
+            o.presub = Some((crate::isa::PresubOp::Inv, lane(y, 0), lane(y, 0)));
+            ops.push(mir.push(o));
+        }
+        mir.body = vec![Node::Block(ops)];
+        (mir, [wx, wy, pt], so)
+    }
+
+    #[test]
+    fn two_scalars_share_an_rgba_register_for_a_d2a() {
+        let (mut mir, [wx, wy, _], so) = squares(false);
+        run(&mut mir);
+        assert_eq!(ops(&mir), 3);
+        let (g, 0) = mir.op(wx).dest.expect("x written") else {
+            panic!("x in lane 0")
+        };
+        assert_eq!(mir.op(wy).dest, Some((g, 3)));
+        assert_eq!(mir.vreg(g).class, RegClass::Rgba);
+        assert_eq!((mir.op(wx).unit, mir.op(wy).unit), (Unit::Rgb, Unit::Alpha));
+        let op = mir.op(so);
+        assert_eq!(op.alu, Some(AluKind::Dp2));
+        assert_eq!(op.args[0].src, Src::Reg(g));
+        assert_eq!(&op.args[0].lanes[..2], &[Lane::Of(0), Lane::Of(3)]);
+    }
+
+    #[test]
+    fn a_presubtracted_scalar_keeps_its_register() {
+        let (mut mir, [_, wy, _], so) = squares(true);
+        run(&mut mir);
+        assert_eq!(ops(&mir), 5);
+        assert_eq!(mir.op(so).alu, Some(AluKind::Mad));
+        assert_eq!(mir.op(wy).unit, Unit::Any);
     }
 }
