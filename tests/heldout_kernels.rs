@@ -27,7 +27,7 @@ const KERNELS: &[(&str, &[&str], u64)] = &[
     (
         "four_outputs",
         &["m=1,0.5,0,0.2,0,1,0.3,0,0.1,0,1,0,0,0,0.5,1"],
-        10,
+        9,
     ),
     ("gamma", &["g=0.4545"], 8),
     ("heat", &["alpha=0.2"], 12),
@@ -42,7 +42,7 @@ const KERNELS: &[(&str, &[&str], u64)] = &[
     ("sepia", &[], 5),
     ("sobel", &[], 20),
     ("vignette", &["radius=0.4", "softness=0.2"], 11),
-    ("yuv", &[], 6),
+    ("yuv", &[], 5),
 ];
 
 fn kernel_path(name: &str) -> String {

@@ -157,3 +157,38 @@ fn synonyms_and_comments() {
         parse_inst("fc jump 1 func=b")
     );
 }
+
+/// One OUT instruction writing a temporary and a render target (CTM §3.2:
+/// the temporary write masks are effective for OUTPUT; §3.3.6): word 0
+/// carries `RGB_WMASK`/`ALPHA_WMASK` and `RGB_OMASK`/`ALPHA_OMASK`, word 5
+/// `RGB_ADDRD`, word 4 `ALPHA_ADDRD` and the alpha `TARGET`, word 3 the
+/// RGB `TARGET`; the listing names both destinations, register first.
+#[test]
+fn an_out_instruction_writes_a_register_and_a_target() {
+    use ctm_backend_x1k::isa::fields::UsCmnInst;
+    let text = "out r5.rg, o2.rg = mad(s0.rg0, s0.rg0, s0.000) ; r6.a, o3.a = rcp(s0.a) ; s0=r0";
+    let inst = parse_inst(text).expect("assembles");
+    assert_eq!(format_inst(&inst), text);
+    let words = encode(&inst);
+    assert_eq!(decode(&words), Ok(inst));
+    let cmn = UsCmnInst(words[0]);
+    assert_eq!(cmn.get(UsCmnInst::TYPE), 1, "OUT");
+    assert_eq!(cmn.get(UsCmnInst::RGB_WMASK), 0b011);
+    assert_eq!(cmn.get(UsCmnInst::ALPHA_WMASK), 1);
+    assert_eq!(cmn.get(UsCmnInst::RGB_OMASK), 0b011);
+    assert_eq!(cmn.get(UsCmnInst::ALPHA_OMASK), 1);
+    let Inst::Alu(a) = inst else {
+        panic!("an ALU/OUT instruction")
+    };
+    assert_eq!(a.rgb.dest.reg.get(), 5);
+    assert_eq!(a.alpha.dest.reg.get(), 6);
+    let AluWrites::Output(o) = a.writes else {
+        panic!("an OUT instruction")
+    };
+    assert_eq!(
+        (o.rgb_target, o.alpha_target),
+        (RenderTarget::C, RenderTarget::D)
+    );
+    // An ALU instruction has no output destination.
+    assert!(parse_inst("alu r5.rg, o2.rg = mad(s0.rg0, s0.rg0, s0.000) ; _ ; s0=r0").is_err());
+}

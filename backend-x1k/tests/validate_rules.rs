@@ -518,3 +518,31 @@ fn every_rule_has_a_broken_program() {
         );
     }
 }
+
+/// An OUT instruction may write temporaries as well as a target (CTM
+/// §3.2's field table: `RGB_WMASK`/`ALPHA_WMASK` are effective for
+/// OUTPUT; §3.3.6): its temporary writes obey the rules of an ALU
+/// instruction's — the presubtract `NOP`, a lookup in flight, `ALU_WAIT`
+/// before a fetch reading them — and it is accepted otherwise.
+#[test]
+fn out_instructions_write_temporaries_under_the_alu_rules() {
+    let ok = prog(
+        "out r1.rgb, o0.rgb = mad(s0.rgb, s0.rgb, s0.000) ; r1.a, o0.a = mad(s0.a, s0.a, s0.0) ; s0=r0
+         out o1.rgb = max(s0.rgb, s0.rgb) omod_off ; _ ; s0=r1 sem_wait",
+    );
+    validate_common::assert_valid(&ok);
+    let body = "out r1.rgb, o0.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r0
+                alu r2.rgb = max(sp.rgb, sp.rgb) srcp=inv ; _ ; s0=r1";
+    assert_only(&prog(&with_end(body)), Rule::PresubtractNop, Some(0));
+    let p = prog(&with_end(
+        "tex r1.rgba = ld(t0, r0.rgaa) acquire sem_wait
+         out r1.r, o0.r = max(s0.rrr, s0.rrr) ; _ ; s0=r0",
+    ));
+    assert_only(&p, Rule::TexResultOverwritten, Some(1));
+    let p = prog(
+        "out r1.rg, o0.rg = max(s0.rgb, s0.rgb) ; _ ; s0=r0
+         tex r2.rgba = ld(t0, r1.rgaa) acquire sem_wait
+         out o1.rgb = max(s0.rgb, s0.rgb) ; _ ; s0=r2 sem_wait",
+    );
+    assert_only(&p, Rule::MissingAluWait, Some(1));
+}

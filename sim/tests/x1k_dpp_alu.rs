@@ -549,3 +549,37 @@ fn zero_times_anything_mode() {
     let r = run(&prog, &[(0, 0)], &mem).unwrap();
     assert_eq!(target_bits(&r.results[0], 0), [0; 4]);
 }
+
+/// An OUT instruction with temporary writes (CTM §3.2's field table,
+/// §3.3.6) writes both, on both engines (`run1` checks the fast engine
+/// against the reference): the target gets the result now, the register
+/// keeps it for a later instruction; a predicated channel is skipped in
+/// both (CTM §3.3.6: the predicate gates the write mask and the output
+/// mask).
+#[test]
+fn an_out_instruction_writes_its_temporaries_too() {
+    let mem = consts(&[[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]]);
+    let text = "out r1.rgb, o1.rgb = mad(s0.rgb, s0.rgb, s1.rgb) ; r1.a, o1.a = mad(s0.a, s0.a, s1.a) ; s0=c0 s1=c1
+         out o0.rgb = mad(s0.rgb, s0.111, s0.111) ; o0.a = mad(s0.a, s0.1, s0.1) ; s0=r1 sem_wait";
+    let r = run1(text, &mem);
+    assert_eq!(target(&r, 1), [11.0, 24.0, 39.0, 56.0]);
+    assert_eq!(target(&r, 0), [12.0, 25.0, 40.0, 57.0]);
+    // Different channels for the register and the target (a scalar in g
+    // written to target channel r), and a transcendental: the alpha unit
+    // writes the register, SOP the target.
+    let text = "out r1.g, o0.r = mad(s0.ggg, s0.ggg, s0.000) ; r1.a = rcp(s0.a) ; s0=c0
+         out o1.r = sop() ; r2.a = rcp(s0.g) ; s0=c0
+         out o1.g = max(s0.0g0, s0.0g0) omod_off ; o1.a = max(s0.a, s0.a) omod_off ; s0=r1 sem_wait";
+    let r = run1(text, &mem);
+    assert_eq!(target(&r, 0)[0], 4.0);
+    assert_eq!(target(&r, 1), [0.5, 4.0, 0.0, 0.25]);
+    // Predicated: p.r false (c0.r − 2 < 0 is set, so `!p` skips), the
+    // register and target channel both keep their old value.
+    let text = "alu p.r<0 = mad(s0.rgb, s0.111, -s1.rgb) ; _ ; s0=c0 s1=2.0
+         alu r1.r = max(s0.111, s0.111) omod_off ; _
+         out r1.r, o0.r = max(s0.rrr, s0.rrr) omod_off pred=!p.rrrr ; _ ; s0=c1
+         out o1.r = max(s0.rrr, s0.rrr) omod_off ; _ ; s0=r1 sem_wait";
+    let r = run1(text, &mem);
+    assert_eq!(r.targets[0].map_or(0, |w| w.mask) & 1, 0, "o0.r skipped");
+    assert_eq!(target(&r, 1)[0], 1.0);
+}

@@ -469,8 +469,10 @@ fn rgb_half(
         match op.dest {
             Some((v, dl)) => {
                 let c = channel_of(alloc, v, dl + lane)?;
-                // A DP4 into channel a is written by the alpha unit.
-                if c == 3 && kind == AluKind::Dp4 {
+                // A DP4 or a transcendental into channel a is written by
+                // the alpha unit (the RGB unit may still write the
+                // transcendental to a target through `SOP`).
+                if c == 3 && matches!(kind, AluKind::Dp4 | AluKind::Trans(_)) {
                     return Ok(None);
                 }
                 if c == 3 {
@@ -510,19 +512,33 @@ fn rgb_half(
             dest_def(defs, 0)?;
         }
         _ => {
-            // An output op's lane i is the target's channel first + i.
+            // An output op's lane i is the target's channel first + i; an
+            // op writing a register and a target computes lane i in both
+            // channels.
             let first = match op.special {
-                Special::Output(_, first) => first,
-                _ => 0,
+                Special::Output(_, first) => Some(first),
+                _ => None,
             };
             for i in 0..op.width.min(3) {
-                let c = dest_def(defs, i)?.unwrap_or(first + i);
-                for (input, arg) in op.args.iter().enumerate().take(arity(kind)) {
-                    let port = Port::Rgb {
-                        input: input as u8,
-                        component: c,
-                    };
-                    read(reads, port, *arg, i as usize, Some(op));
+                let mut chans: SmallVec<[u8; 2]> = SmallVec::new();
+                chans.extend(dest_def(defs, i)?);
+                if let Some(f) = first
+                    && f + i < 3
+                    && !chans.contains(&(f + i))
+                {
+                    chans.push(f + i);
+                }
+                if chans.is_empty() {
+                    chans.push(first.unwrap_or(0) + i);
+                }
+                for c in chans {
+                    for (input, arg) in op.args.iter().enumerate().take(arity(kind)) {
+                        let port = Port::Rgb {
+                            input: input as u8,
+                            component: c,
+                        };
+                        read(reads, port, *arg, i as usize, Some(op));
+                    }
                 }
             }
         }
@@ -557,7 +573,11 @@ fn alpha_half(
         );
     }
     let writes = match kind {
-        AluKind::Trans(_) => op.unit != Unit::Both,
+        // Into channel a (with `SOP` writing a target: CTM §3.3.4).
+        AluKind::Trans(_) => match op.dest {
+            Some((v, dl)) => op.unit != Unit::Both || channel_of(alloc, v, dl)? == 3,
+            None => false,
+        },
         // DP4 writes through the alpha unit only into channel a.
         AluKind::Dp4 => match op.dest {
             Some((v, dl)) => channel_of(alloc, v, dl)? == 3,

@@ -470,44 +470,94 @@ impl Emitter<'_> {
         })
     }
 
-    /// Result lanes of a half and their channels: (lane, channel).
-    fn dest_channels(
-        &self,
-        op: &MirOp,
-        half_alpha: bool,
-    ) -> Result<Vec<(usize, u8)>, CodegenError> {
-        let lanes: Vec<usize> = match (op.alu, half_alpha) {
+    /// Result lanes of a half, in order.
+    fn half_lanes(op: &MirOp, half_alpha: bool) -> Vec<usize> {
+        match (op.alu, half_alpha) {
             (Some(AluKind::Trans(_)), false) => vec![0],
             (Some(AluKind::Dp2 | AluKind::Dp3 | AluKind::Dp4), false) => vec![0],
             (_, true) if op.width == 4 => vec![3],
             (_, true) => vec![0],
             (_, false) => (0..op.width.min(3) as usize).collect(),
+        }
+    }
+
+    /// The register channels a half's result lanes are defined in:
+    /// (lane, channel), from the allocation.
+    fn temp_channels(
+        &self,
+        op: &MirOp,
+        half_alpha: bool,
+    ) -> Result<Vec<(usize, u8)>, CodegenError> {
+        let Some((v, dl)) = op.dest else {
+            return Ok(Vec::new());
         };
-        match op.dest {
-            Some((v, dl)) => {
-                let (_, chans) = self
-                    .alloc
-                    .of(v)
-                    .ok_or_else(|| internal("allocated", format!("{v:?}")))?;
-                Ok(lanes
-                    .iter()
-                    .map(|&l| (l, chans[(dl as usize + l) & 3]))
-                    .collect())
-            }
-            // An output op: lane l goes to the target's channel
-            // `first + l` (RGB channels only on the RGB unit).
-            None => {
-                let first = match op.special {
-                    Special::Output(_, first) => first as usize,
-                    _ => 0,
-                };
-                Ok(lanes
-                    .iter()
-                    .map(|&l| (l, if half_alpha { 3 } else { (first + l) as u8 }))
-                    .filter(|&(_, c)| half_alpha || c < 3)
-                    .collect())
+        let (_, chans) = self
+            .alloc
+            .of(v)
+            .ok_or_else(|| internal("allocated", format!("{v:?}")))?;
+        Ok(Self::half_lanes(op, half_alpha)
+            .iter()
+            .map(|&l| (l, chans[(dl as usize + l) & 3]))
+            .collect())
+    }
+
+    /// The render-target channels a half's result lanes go to: lane l to
+    /// the target's channel `first + l` (RGB channels only on the RGB
+    /// unit, CTM §3.3.8); empty for an op writing no output.
+    fn output_channels(op: &MirOp, half_alpha: bool) -> Vec<(usize, u8)> {
+        let Special::Output(_, first) = op.special else {
+            return Vec::new();
+        };
+        Self::half_lanes(op, half_alpha)
+            .iter()
+            .map(|&l| {
+                (
+                    l,
+                    if half_alpha {
+                        3
+                    } else {
+                        (first as usize + l) as u8
+                    },
+                )
+            })
+            .filter(|&(_, c)| half_alpha || c < 3)
+            .collect()
+    }
+
+    /// The channels the RGB half computes, each with its result lane: the
+    /// register's and the target's. One instruction computes one value per
+    /// channel (CTM §3.3.3), so a channel both want must hold one lane;
+    /// `out_reg` pins the register's channels so that they agree.
+    /// An op writing neither (a compare setting the ALU result or a
+    /// predicate) computes lane l in channel l.
+    fn computed_channels(
+        op: &MirOp,
+        temp: &[(usize, u8)],
+        out: &[(usize, u8)],
+    ) -> Result<Vec<(usize, u8)>, CodegenError> {
+        if temp.is_empty() && out.is_empty() {
+            return Ok(Self::half_lanes(op, false)
+                .into_iter()
+                .map(|l| (l, l as u8))
+                .filter(|&(_, c)| c < 3)
+                .collect());
+        }
+        let mut all: Vec<(usize, u8)> = temp.to_vec();
+        for &(l, c) in out {
+            match all.iter().find(|&&(_, d)| d == c) {
+                Some(&(k, _)) if k != l => {
+                    return Err(internal(
+                        "output-channels",
+                        format!(
+                            "channel {c} holds lane {k} of the register and lane {l} of the output"
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => all.push((l, c)),
             }
         }
+        Ok(all)
     }
 
     fn bundle(&mut self, b: &Bundle) -> Result<Inst, CodegenError> {
@@ -608,7 +658,9 @@ impl Emitter<'_> {
         // RGB half.
         if let Some(id) = b.rgb {
             let op = self.mir.op(id);
-            let chans = self.dest_channels(op, false)?;
+            let temp_chans = self.temp_channels(op, false)?;
+            let out_chans = Self::output_channels(op, false);
+            let chans = Self::computed_channels(op, &temp_chans, &out_chans)?;
             let kind = op
                 .alu
                 .ok_or_else(|| internal("alu-op", "texture op in an ALU slot"))?;
@@ -654,16 +706,19 @@ impl Emitter<'_> {
             if let Some((p, _, _)) = op.presub {
                 inst.rgb.presub = p;
             }
-            // A DP4 computed into an alpha channel writes it by the alpha
-            // unit only.
-            let mask: u32 = chans
-                .iter()
-                .filter(|&&(_, c)| c < 3)
-                .fold(0, |m, &(_, c)| m | (1 << c));
+            // A DP4 (or a transcendental) computed into an alpha channel
+            // writes it by the alpha unit only.
+            let mask_of = |chans: &[(usize, u8)]| -> u32 {
+                chans
+                    .iter()
+                    .filter(|&&(_, c)| c < 3)
+                    .fold(0, |m, &(_, c)| m | (1 << c))
+            };
+            let mask = mask_of(&temp_chans);
             match op.special {
                 Special::Output(k, _) => {
                     is_out = true;
-                    out.rgb_mask = RgbMask::new(mask).unwrap_or(RgbMask::NONE);
+                    out.rgb_mask = RgbMask::new(mask_of(&out_chans)).unwrap_or(RgbMask::NONE);
                     out.rgb_target = target(k);
                 }
                 Special::Umrt => {
@@ -761,12 +816,10 @@ impl Emitter<'_> {
             {
                 inst.alpha.presub = p;
             }
-            let alpha_writes_dest = match kind {
-                AluKind::Trans(_) => op.unit != crate::codegen::mir::Unit::Both,
-                // DP4's alpha half writes a destination in channel a.
-                AluKind::Dp2 | AluKind::Dp3 => false,
-                _ => true,
-            };
+            // The alpha half writes a destination in channel a (below):
+            // a transcendental's, whether or not `SOP` also copies it to an
+            // RGB target channel, and DP4's.
+            let alpha_writes_dest = !matches!(kind, AluKind::Dp2 | AluKind::Dp3);
             match op.special {
                 Special::Output(k, first) if op.width == 4 || first == 3 => {
                     is_out = true;

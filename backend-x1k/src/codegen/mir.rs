@@ -52,6 +52,12 @@ pub struct VRegInfo {
     /// Fixed placement (the start state's `r0` for `index()`): register
     /// and the channel of each lane.
     pub fixed: Option<(u8, [u8; 4])>,
+    /// The channel of each lane, in any register: an RGB-class register
+    /// whose writer also writes a render target ([`super::out_reg`]), so
+    /// that each result lane lands in the same channel of the register
+    /// and of the target (one RGB result per channel, CTM §3.3.3,
+    /// §3.3.8).
+    pub channels: Option<[u8; 4]>,
 }
 
 /// One lane of an operand: a lane of the source, or a swizzle constant
@@ -198,7 +204,10 @@ pub enum Special {
     /// op's lane `l` goes to the target's channel `.1 + l` (R, G, B by
     /// the RGB unit, A by the alpha unit). Several ops may write parts of
     /// one target: a channel written more than once keeps the last value
-    /// (CTM §3.3.8).
+    /// (CTM §3.3.8). An op may also write its `dest` register: an OUT
+    /// instruction has the temporary write masks too (CTM §3.2's field
+    /// table, §3.3.6), so one instruction writes a register and a target
+    /// ([`super::out_reg`]).
     Output(u8, u8),
     /// A UMRT (uncached) write: lanes (value, x, y) to R, G, B, A = 0.
     Umrt,
@@ -374,6 +383,7 @@ impl Mir {
             width,
             class,
             fixed: None,
+            channels: None,
         });
         VReg(self.vregs.len() as u32 - 1)
     }

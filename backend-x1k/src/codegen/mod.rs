@@ -11,6 +11,8 @@
 //!    two as output modifiers; [`presub`]: `1 − x` read through the
 //!    presubtract; [`copies`]: values only copied computed by their
 //!    copies; [`branch_out`]: outputs of an `if` written in its branches;
+//!    [`out_reg`]: a value written to an output and read again is written
+//!    to both by its op (no copy-out);
 //! 2. [`sched`]: list scheduling of each block into instruction slots,
 //!    pairing RGB and alpha operations;
 //! 3. [`regalloc`]: channel-wise register allocation;
@@ -31,6 +33,7 @@ pub mod hazards;
 pub mod isel;
 pub mod mir;
 pub mod omod;
+pub mod out_reg;
 pub mod pair;
 pub mod presub;
 pub mod regalloc;
@@ -181,6 +184,7 @@ pub fn compile(module: &Verified, _options: &Options) -> Result<ValidProgram, Co
     presub::run(&mut mir);
     copies::run(&mut mir);
     branch_out::run(&mut mir);
+    out_reg::run(&mut mir);
     // A lower bound on the length before scheduling, which costs more than
     // linear time in a block's size: a program that cannot fit is refused
     // in time linear in its size (issue 13).

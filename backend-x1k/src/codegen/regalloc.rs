@@ -20,6 +20,8 @@
 //! register's place when it is free by then (the copy's source ends
 //! there, as a branch result copied from a loop register does); such
 //! copies then move nothing and [`drop_identity_copies`] removes them.
+//! A register whose lanes' channels are pinned ([`super::mir::VRegInfo::channels`])
+//! takes the lowest register where those channels are free.
 //! Spilling does not exist on this chip: more than 128
 //! registers is CK0071.
 
@@ -243,12 +245,17 @@ pub fn allocate(
                 _ => SmallVec::from_slice(&chans[..info.width as usize]),
             }
         };
+        // Pinned channels (a register whose writer also writes a render
+        // target, `out_reg`): the lanes' channels are given, any register.
+        let pinned = info.channels.filter(|_| info.class == RegClass::Rgb);
         let hinted = hints[v]
             .and_then(|s| place[s.0 as usize])
             .filter(|&(r, chans)| {
                 lanes_of(chans)
                     .iter()
                     .all(|&c| free(&busy[r as usize], c as usize))
+                    && pinned
+                        .is_none_or(|p| p[..info.width as usize] == chans[..info.width as usize])
             });
         let chosen: Option<(u8, [u8; 4])> = if let Some((reg, chans)) = info.fixed {
             Some((reg, chans))
@@ -260,6 +267,13 @@ pub fn allocate(
                 match info.class {
                     RegClass::Alpha => free(b, 3).then_some((r, [3, 3, 3, 3])),
                     RegClass::Rgba => (0..4).all(|c| free(b, c)).then_some((r, [0, 1, 2, 3])),
+                    _ if pinned.is_some() => pinned
+                        .filter(|p| {
+                            p[..info.width as usize]
+                                .iter()
+                                .all(|&c| c < 3 && free(b, c as usize))
+                        })
+                        .map(|p| (r, p)),
                     _ => {
                         let chans: Vec<u8> = (0..3u8).filter(|&c| free(b, c as usize)).collect();
                         (chans.len() >= info.width as usize).then(|| {

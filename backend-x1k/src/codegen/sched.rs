@@ -113,10 +113,11 @@ impl Share {
 
     /// Whether the group rooted at `r` may join another: an RGB-class
     /// register (every member: the root stands for its group, whose
-    /// members were checked when they joined) not fixed in place.
+    /// members were checked when they joined) not fixed in place and
+    /// without pinned channels.
     fn groupable(&self, mir: &Mir, r: VReg) -> bool {
         let info = mir.vreg(r);
-        info.class == RegClass::Rgb && info.fixed.is_none()
+        info.class == RegClass::Rgb && info.fixed.is_none() && info.channels.is_none()
     }
 
     /// Maps the temporaries of `needs` to their groups' roots.
