@@ -34,6 +34,25 @@ pub struct Bindings {
     /// reduction's identity (`docs/abi-r700.md` §3.5). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_padding_bits: Option<[u32; 4]>,
+    /// Launch constants (`docs/abi-r700.md`, "Launch constants"): hidden
+    /// uniforms, each also bound above under its `launch.N` name, whose
+    /// values the loader computes at every launch from the user's uniforms.
+    /// Absent when empty, so files without it still load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launch_constants: Vec<LaunchConstantBinding>,
+}
+
+/// A launch constant ([`Bindings::launch_constants`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchConstantBinding {
+    /// The hidden uniform's parameter name (`launch.N`).
+    pub param: String,
+    /// Its type: `f32`, `vec2`, `vec3` or `vec4`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The expression computing it, in the text form of
+    /// `ctm_ir::launch::LaunchExpr` (this module stays serde-only).
+    pub expr: String,
 }
 
 /// An input stream's binding.
@@ -133,10 +152,26 @@ mod tests {
             domain_element: Some(6),
             cb0_elements: 7,
             input_padding_bits: Some([0, 0x3f80_0000, 0, 0]),
+            launch_constants: vec![LaunchConstantBinding {
+                param: "launch.0".into(),
+                ty: "f32".into(),
+                expr: "uniform a; sqrt %0".into(),
+            }],
         };
         let text = b.to_json();
         assert!(text.contains("\"type\":\"mat4\""), "{text}");
-        assert_eq!(Bindings::from_json(&text), Ok(b));
+        assert!(
+            text.contains("\"launch_constants\":[{\"param\":\"launch.0\",\"type\":\"f32\""),
+            "{text}"
+        );
+        assert_eq!(Bindings::from_json(&text), Ok(b.clone()));
         assert!(Bindings::from_json("{").is_err());
+        // Without launch constants the key is absent, and notes without it
+        // (older files) read as an empty list.
+        let mut old = b;
+        old.launch_constants.clear();
+        let text = old.to_json();
+        assert!(!text.contains("launch_constants"), "{text}");
+        assert_eq!(Bindings::from_json(&text), Ok(old));
     }
 }

@@ -66,12 +66,13 @@ fn a_kill_shares_the_group_of_the_select_it_follows() {
 fn a_branch_predicate_shares_the_last_group_of_its_clause() {
     // nbody: the loop guard's PRED_SETNE beside the last select of the
     // saturating conversion, the exit test's PRED_SETE beside the copies
-    // into the loop variables (22 → 20 groups).
+    // into the loop variables (22 → 20 groups; 19 since `softening²` is
+    // a launch constant read in the loop instead of a loop variable).
     let exe = codegen_common::example("nbody");
     let sizes = closing_group_sizes(&exe);
     assert_eq!(sizes.len(), 2, "{sizes:?}");
     assert!(sizes.iter().all(|&n| n > 1), "{sizes:?}");
-    assert_eq!(groups_and_bound("nbody"), (20, 20));
+    assert_eq!(groups_and_bound("nbody"), (19, 19));
 }
 
 #[test]
@@ -86,8 +87,9 @@ fn the_bound_counts_the_trans_unit_and_the_ops_after_short_chains() {
     assert_eq!(groups_and_bound("ripple"), (23, 23));
     // tonemap: `pow` per lane is LOG, MUL, EXP; the three LOGs (their
     // depth) and the three EXPs (their height) bound a window of the path
-    // holding six Trans-only ops.
-    assert_eq!(groups_and_bound("tonemap"), (27, 27));
+    // holding six Trans-only ops (26: one uniform-only product is a
+    // launch constant).
+    assert_eq!(groups_and_bound("tonemap"), (26, 26));
     // matmul: five copies into fixed elements x, y, z, y, z.
     assert_eq!(groups_and_bound("matmul"), (11, 11));
     assert_eq!(groups_and_bound("threshold"), (2, 2));

@@ -43,6 +43,25 @@ pub struct Bindings {
     /// `docs/abi-x1k.md` §3). Absent when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread_uniforms: Vec<UnreadUniform>,
+    /// Launch constants (`docs/abi-x1k.md`, "Launch constants"): hidden
+    /// uniforms, each also bound above under its `launch.N` name, whose
+    /// values the loader computes at every launch from the user's uniforms.
+    /// Absent when empty, so files without it still load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launch_constants: Vec<LaunchConstantBinding>,
+}
+
+/// A launch constant ([`Bindings::launch_constants`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaunchConstantBinding {
+    /// The hidden uniform's parameter name (`launch.N`).
+    pub param: String,
+    /// Its type: `f32`, `vec2`, `vec3` or `vec4`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The expression computing it, in the text form of
+    /// `ctm_ir::launch::LaunchExpr` (this module stays serde-only).
+    pub expr: String,
 }
 
 /// A uniform the code never reads ([`Bindings::unread_uniforms`]).

@@ -99,12 +99,13 @@ fn bindings() -> impl Strategy<Value = Bindings> {
             proptest::option::of(any::<u8>()),
             literals,
             ints,
+            proptest::collection::vec((0u8..8, name()), 0..3),
         ),
     )
         .prop_map(
             |(
                 (kernel, inputs, outputs, scatter),
-                (uniforms, bool_uniforms, domain_constant, literals, int_constants),
+                (uniforms, bool_uniforms, domain_constant, literals, int_constants, launch),
             )| Bindings {
                 kernel,
                 inputs,
@@ -117,6 +118,14 @@ fn bindings() -> impl Strategy<Value = Bindings> {
                 int_constants,
                 input_padding_bits: None,
                 unread_uniforms: Vec::new(),
+                launch_constants: launch
+                    .into_iter()
+                    .map(|(k, u)| ctm_backend_x1k::abi::LaunchConstantBinding {
+                        param: format!("launch.{k}"),
+                        ty: "vec3".into(),
+                        expr: format!("uniform {u}; dot %0 %0; rsqrt %1"),
+                    })
+                    .collect(),
             },
         )
 }

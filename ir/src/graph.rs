@@ -137,6 +137,17 @@ pub struct Param {
     pub kind: ctm_frontend::tast::ParamKind,
 }
 
+impl Param {
+    /// The type of a value uniform as the language writes it (`f32`,
+    /// `vec3`, ...); empty for other parameters.
+    pub fn kind_type_name(&self) -> String {
+        match self.info {
+            ParamInfo::Uniform(t) => t.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
 /// One kernel in IR form.
 ///
 /// The root region has one argument, the initial state, and results: one
@@ -161,6 +172,11 @@ pub struct Module {
     /// (`lower::reduction_edges`); code generators record it in the
     /// program's bindings for the loader. `None` for every other module.
     pub input_padding: Option<[f32; 4]>,
+    /// Hidden value uniforms the loader computes at each launch from the
+    /// user's uniforms ([`crate::launch`], made by
+    /// [`crate::passes::launch_const`]); their parameters are the last
+    /// entries of [`Module::params`]. Empty before that pass.
+    pub launch_constants: Vec<crate::launch::LaunchConstant>,
 }
 
 impl Module {
@@ -175,9 +191,15 @@ impl Module {
             notes: BTreeMap::new(),
             build_errors: Vec::new(),
             input_padding: None,
+            launch_constants: Vec::new(),
         };
         m.root = m.new_region(&[Ty::State]);
         m
+    }
+
+    /// The launch constant held by parameter `p`, if `p` is one.
+    pub fn launch_constant(&self, p: ParamId) -> Option<&crate::launch::LaunchConstant> {
+        self.launch_constants.iter().find(|c| c.param == p)
     }
 
     /// Information about parameter `p`.

@@ -209,6 +209,13 @@ pub fn run_with_numerics(
     options: &RunOptions,
     numerics: Numerics,
 ) -> Result<KernelRun, RuntimeError> {
+    let with_constants;
+    let args = if m.launch_constants.is_empty() {
+        args
+    } else {
+        with_constants = bind_launch_constants(m, args)?;
+        &with_constants
+    };
     if args.params.len() != m.params.len() {
         return Err(RuntimeError::BadArguments(format!(
             "{} arguments for {} parameters",
@@ -305,6 +312,56 @@ pub fn run_with_numerics(
             })
             .collect(),
         stats,
+    })
+}
+
+/// `args` (one entry per user parameter, or per parameter including the
+/// hidden ones, whose entries are then ignored) with the module's launch
+/// constants evaluated from the user's uniforms and bound, as the loader
+/// does (`crate::launch`): always with the language's numerics, whatever
+/// [`Numerics`] the elements run with, because the loader computes them so.
+///
+/// # Errors
+/// [`RuntimeError::BadArguments`] when the arguments do not fit or a
+/// launch constant cannot be evaluated from them.
+pub fn bind_launch_constants(m: &Module, args: &KernelArgs) -> Result<KernelArgs, RuntimeError> {
+    let users = m.params.len().saturating_sub(m.launch_constants.len());
+    if args.params.len() != users && args.params.len() != m.params.len() {
+        return Err(RuntimeError::BadArguments(format!(
+            "{} arguments for {} parameters ({users} without the launch constants)",
+            args.params.len(),
+            m.params.len()
+        )));
+    }
+    let lookup = |name: &str| {
+        let i = m.params[..users].iter().position(|p| p.name == name)?;
+        match args.params.get(i) {
+            Some(ParamData::Uniform(u)) => Some(u),
+            _ => None,
+        }
+    };
+    let mut params: Vec<ParamData> = args.params[..users].to_vec();
+    params.resize(m.params.len(), ParamData::Output);
+    for c in &m.launch_constants {
+        let v = c
+            .expr
+            .evaluate(&lookup)
+            .map_err(|e| RuntimeError::BadArguments(format!("{}: {e}", c.expr.to_text())))?;
+        match params.get_mut(c.param.index()) {
+            Some(slot) if c.param.index() >= users => {
+                *slot = ParamData::Uniform(UniformValue::Value(v))
+            }
+            _ => {
+                return Err(RuntimeError::BadArguments(format!(
+                    "launch constant {} is not a hidden parameter",
+                    c.param
+                )));
+            }
+        }
+    }
+    Ok(KernelArgs {
+        domain: args.domain,
+        params,
     })
 }
 

@@ -41,6 +41,7 @@ pub mod edit;
 pub mod fasthash;
 pub mod graph;
 pub mod interp;
+pub mod launch;
 pub mod lower;
 pub mod op;
 pub mod passes;

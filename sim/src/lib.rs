@@ -12,4 +12,5 @@
 
 pub mod denormal;
 pub mod r700;
+pub mod repeat_log;
 pub mod x1k;

@@ -138,6 +138,7 @@ fn executable() -> Executable {
             domain_element: Some(1),
             cb0_elements: 2,
             input_padding_bits: None,
+            launch_constants: Vec::new(),
         },
     }
 }

@@ -409,12 +409,18 @@ fn run_elf(
     // Spec §9: a reduction reads its one input as `--input A=SRC`, A its
     // first parameter's name. The pass program's bindings do not record
     // that name (its input is `src`), so the one input is taken under the
-    // name given, which also seeds `random` as the source run does
+    // name given, or else under the first parameter's name in the source
+    // the ELF carries: `random` is seeded by the name, so the run reads
+    // the data the source run (and `--check`'s reference) reads
     // (`docs/cli.md`, "ctmc run FILE.elf").
-    if let (ElfEntry::Reduction(r), Some((name, _))) = (&mut entry, inputs.inputs.first())
+    if let ElfEntry::Reduction(r) = &mut entry
+        && let Some(name) = match inputs.inputs.first() {
+            Some((name, _)) => Some(name.clone()),
+            None => reduction_input_name(reference.as_ref(), bytes, target.target()),
+        }
         && let Some(local) = r.locals.get_mut(r.params[0].index())
     {
-        local.name = name.clone();
+        local.name = name;
     }
     check_output_names(entry.entry(), outputs.iter().map(|(n, _)| n.as_str()))
         .map_err(|e| usage(console, e))?;
@@ -477,6 +483,30 @@ fn run_elf(
 /// The compilation of the source an ELF carries (`.ctm.source`,
 /// `ctm::target::EmbeddedSource`), for `ctmc run FILE.elf --check`; an
 /// ELF without it (written by another tool) is a usage error.
+/// The first parameter's name of the reduction in the source an ELF
+/// carries: from `--check`'s compilation of it, else read from the
+/// `.ctm.source` section (`None` without one, or when it does not check).
+fn reduction_input_name(
+    compilation: Option<&Compilation>,
+    bytes: &[u8],
+    target: Target,
+) -> Option<String> {
+    let first = |entry: ctm_frontend::Entry<'_>| match entry {
+        ctm_frontend::Entry::Reduction(r) => {
+            r.locals.get(r.params[0].index()).map(|l| l.name.clone())
+        }
+        ctm_frontend::Entry::Kernel(_) => None,
+    };
+    if let Some(c) = compilation {
+        return first(c.entry());
+    }
+    let embedded = EmbeddedSource::of_elf(bytes).ok()??;
+    let program = ctm::check_source(&embedded.source, target).ok()?.program;
+    first(ctm_frontend::Entry::Reduction(
+        program.reduction(&embedded.entry)?,
+    ))
+}
+
 fn embedded_compilation(
     console: &Console,
     path: &Path,

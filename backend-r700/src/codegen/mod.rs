@@ -318,6 +318,18 @@ fn bindings(m: &ctm_ir::Module, layout: &isel::Layout) -> Bindings {
         domain_element: layout.domain,
         cb0_elements: layout.cb0_elements,
         input_padding_bits: m.input_padding.map(|v| v.map(f32::to_bits)),
+        launch_constants: m
+            .launch_constants
+            .iter()
+            .map(|c| {
+                let (param, ty) = c.name_and_type(m);
+                crate::abi::LaunchConstantBinding {
+                    param,
+                    ty,
+                    expr: c.expr.to_text(),
+                }
+            })
+            .collect(),
         ..Bindings::default()
     };
     for (i, p) in m.params.iter().enumerate() {

@@ -48,7 +48,8 @@ pub fn listing_image(image: &ElfImage) -> String {
         for s in &b.scatters {
             let _ = writeln!(out, ";   scatter {} -> MEM_EXPORT slot {}", s.param, s.slot);
         }
-        for u in &b.uniforms {
+        let launch_constant = |name: &str| b.launch_constants.iter().any(|c| c.param == name);
+        for u in b.uniforms.iter().filter(|u| !launch_constant(&u.param)) {
             let _ = writeln!(
                 out,
                 ";   uniform {}: {} -> cb0[{}..{}]",
@@ -57,6 +58,13 @@ pub fn listing_image(image: &ElfImage) -> String {
                 u.element,
                 u.element + u.elements
             );
+        }
+        for c in &b.launch_constants {
+            let place = match b.uniforms.iter().find(|u| u.param == c.param) {
+                Some(u) => format!("cb0[{}]", u.element),
+                None => format!("{}, not bound", c.param),
+            };
+            let _ = writeln!(out, ";   launch constant {place} ({}) = {}", c.ty, c.expr);
         }
         if let Some(d) = b.domain_element {
             let _ = writeln!(out, ";   domain -> cb0[{d}]");

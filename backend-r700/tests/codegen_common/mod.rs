@@ -104,6 +104,21 @@ fn lanes_of(v: &Value) -> [u32; 4] {
     }
 }
 
+/// The value of a launch constant's expression `text` for `args` (the
+/// loader's job; the driver's is `ctm_driver::target::launch_const`).
+pub fn launch_constant(kernel: &Kernel, args: &KernelArgs, text: &str) -> Value {
+    let expr = ctm_ir::launch::LaunchExpr::parse(text).expect("a launch expression");
+    let lookup = |name: &str| {
+        let i = kernel.params.iter().position(|p| p.name == name)?;
+        match &args.params[i] {
+            ParamData::Uniform(u) => Some(u),
+            _ => None,
+        }
+    };
+    expr.evaluate(&lookup)
+        .expect("the launch constant evaluates")
+}
+
 /// The launch of `exe` (compiled from `kernel`) with `args` (the
 /// loader's job, ABI §2-3).
 pub fn launch(exe: &Executable, kernel: &Kernel, args: &KernelArgs) -> Launch {
@@ -167,6 +182,13 @@ pub fn launch(exe: &Executable, kernel: &Kernel, args: &KernelArgs) -> Launch {
                 );
             }
             _ => {}
+        }
+    }
+    // Launch constants: computed from the user's uniforms (ABI §3.6).
+    for c in &b.launch_constants {
+        let v = launch_constant(kernel, args, &c.expr);
+        if let Some(ub) = b.uniforms.iter().find(|x| x.param == c.param) {
+            cfile[ub.element as usize] = lanes_of(&v);
         }
     }
     if let Some(d) = b.domain_element {

@@ -264,6 +264,18 @@ fn bindings(m: &ctm_ir::Module, consts: &consts::ConstTable, scatter: Option<usi
         literals: consts.literal_bindings(),
         int_constants: consts.ints.clone(),
         input_padding_bits: m.input_padding.map(|v| v.map(f32::to_bits)),
+        launch_constants: m
+            .launch_constants
+            .iter()
+            .map(|c| {
+                let (param, ty) = c.name_and_type(m);
+                crate::abi::LaunchConstantBinding {
+                    param,
+                    ty,
+                    expr: c.expr.to_text(),
+                }
+            })
+            .collect(),
         ..Bindings::default()
     };
     let (mut ins, mut outs) = (0u8, 0u8);

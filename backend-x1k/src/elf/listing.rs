@@ -120,14 +120,26 @@ fn bindings(out: &mut String, b: &Bindings) {
     if let Some(s) = &b.scatter {
         let _ = writeln!(out, "# scatter {s}: o0 (uncached)");
     }
-    for u in &b.uniforms {
+    let launch_constant = |name: &str| b.launch_constants.iter().any(|c| c.param == name);
+    for u in b.uniforms.iter().filter(|u| !launch_constant(&u.param)) {
         let _ = writeln!(
             out,
             "# uniform {}: c{} ({})",
             u.param, u.float_constant, u.ty
         );
     }
-    for u in &b.unread_uniforms {
+    for c in &b.launch_constants {
+        let place = match b.uniforms.iter().find(|u| u.param == c.param) {
+            Some(u) => format!("c{}", u.float_constant),
+            None => format!("{}, not read", c.param),
+        };
+        let _ = writeln!(out, "# launch constant {place} ({}) = {}", c.ty, c.expr);
+    }
+    for u in b
+        .unread_uniforms
+        .iter()
+        .filter(|u| !launch_constant(&u.param))
+    {
         let _ = writeln!(out, "# uniform {}: not read ({})", u.param, u.ty);
     }
     for u in &b.bool_uniforms {

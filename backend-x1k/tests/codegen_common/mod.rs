@@ -159,6 +159,23 @@ pub fn memory(kernel: &Kernel, args: &KernelArgs, b: &Bindings) -> Memory {
             _ => {}
         }
     }
+    // Launch constants: computed from the user's uniforms (ABI §3.2).
+    for c in &b.launch_constants {
+        let expr = ctm_ir::launch::LaunchExpr::parse(&c.expr).expect("a launch expression");
+        let lookup = |name: &str| {
+            let i = kernel.params.iter().position(|p| p.name == name)?;
+            match &args.params[i] {
+                ParamData::Uniform(u) => Some(u),
+                _ => None,
+            }
+        };
+        let v = expr
+            .evaluate(&lookup)
+            .expect("the launch constant evaluates");
+        if let Some(ub) = b.uniforms.iter().find(|u| u.param == c.param) {
+            m.consts[ub.float_constant as usize] = lanes(&v);
+        }
+    }
     if let Some(d) = b.domain_constant {
         m.consts[d as usize] =
             ctm_backend_x1k::abi::domain_constant_value(args.domain.0, args.domain.1);

@@ -11,11 +11,15 @@
 //! target: it asks [`machine`] for the target object once and goes through
 //! these traits, so that a new target is one implementation of them.
 //!
+//! Launch constants are evaluated and bound in one place for every target
+//! ([`launch_const`], through [`Session::launch`]).
+//!
 //! - [`x1k`]: the X1K (R5xx) on the simulated CTM device.
 //! - [`r700`]: the R700 (RV770) on its simulated SIMD engines.
 
 pub mod embedded;
 pub mod entry;
+pub mod launch_const;
 pub mod r700;
 pub mod x1k;
 
@@ -370,6 +374,12 @@ pub trait MachineProgram: std::fmt::Debug + Send + Sync {
     /// `None` for every other program.
     fn input_padding(&self) -> Option<[f32; 4]>;
 
+    /// The launch constants its bindings list ([`launch_const`]), parsed.
+    ///
+    /// # Errors
+    /// What is wrong with them, as a sentence.
+    fn launch_constants(&self) -> Result<Vec<launch_const::HiddenUniform>, String>;
+
     /// The concrete program, for its own target's [`Session`].
     fn as_any(&self) -> &dyn Any;
 }
@@ -377,11 +387,28 @@ pub trait MachineProgram: std::fmt::Debug + Send + Sync {
 /// Launches on one simulated device, in order, and what they measured.
 pub trait Session {
     /// Runs `program` (of the session's target) on `launch`: its outputs
-    /// by parameter name, with `f32` storage of the domain's shape.
+    /// by parameter name, with `f32` storage of the domain's shape. The
+    /// program's launch constants are evaluated from the launch's uniforms
+    /// and bound first ([`launch_const::bind`]), the same for every
+    /// target.
     ///
     /// # Errors
     /// [`LaunchError`].
     fn launch(
+        &mut self,
+        program: &dyn MachineProgram,
+        launch: &Launch<'_>,
+    ) -> Result<Vec<(String, StreamData)>, LaunchError> {
+        launch_const::bind(program, launch, |bound| self.launch_bound(program, bound))
+    }
+
+    /// [`Session::launch`] once every uniform the program's bindings name,
+    /// launch constants included, has its value in `launch`: what each
+    /// target implements.
+    ///
+    /// # Errors
+    /// [`LaunchError`].
+    fn launch_bound(
         &mut self,
         program: &dyn MachineProgram,
         launch: &Launch<'_>,

@@ -5,6 +5,7 @@ pub mod cse;
 pub mod dce;
 pub mod fold;
 pub mod if_convert;
+pub mod launch_const;
 pub mod licm;
 pub mod mad;
 pub mod simplify;
@@ -19,10 +20,11 @@ use crate::verify::{self, Verified, VerifyErrors};
 pub enum OptLevel {
     /// No passes: the IR as lowered.
     O0,
-    /// Cheap cleanups: folding, simplification, CSE, DCE.
+    /// Cheap cleanups: folding, simplification, CSE, DCE; then launch
+    /// constants.
     O1,
     /// Everything: also unrolling, loop-invariant code motion,
-    /// if-conversion and multiply-add formation.
+    /// if-conversion, launch constants and multiply-add formation.
     #[default]
     O2,
 }
@@ -128,6 +130,18 @@ pub fn optimize(m: &mut Module, options: &Options) -> Result<(), VerifyErrors> {
         }
         if !changed {
             break;
+        }
+    }
+    // Launch constants once the cleanups and LICM have settled (so that
+    // CSE has merged equal subexpressions and loop-invariant uniform work
+    // sits outside its loop), and before multiply-add formation (so that a
+    // uniform-only product is not fused into a per-element MAD first, and
+    // the expressions hold only the plain operations).
+    if options.level >= OptLevel::O1 && launch_const::run(m) {
+        cse::run(m);
+        dce::run(m);
+        if options.verify_each == VerifyEach::Yes {
+            verify::check(m, "launch-const")?;
         }
     }
     // Multiply-adds last, so that folding and simplification see the

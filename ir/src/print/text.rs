@@ -33,7 +33,19 @@ pub fn to_text(m: &Module) -> String {
             ParamInfo::Output(t) => format!("output {t}"),
             ParamInfo::Scatter => "scatter f32".to_string(),
         };
-        let _ = writeln!(out, "  p{i} {}: {what}", p.name);
+        match m.launch_constant(ctm_frontend::tast::ParamId(i as u32)) {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "  p{i} {}: {what} = launch constant {}",
+                    p.name,
+                    c.expr.to_text()
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  p{i} {}: {what}", p.name);
+            }
+        }
     }
     if let Some(v) = m.input_padding {
         let _ = writeln!(

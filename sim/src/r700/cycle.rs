@@ -15,6 +15,7 @@ use super::prepare::Prepared;
 use super::trace::{self, Span};
 use super::wavefront::{Event, WaveOutcome};
 use super::{Config, Launch};
+use crate::repeat_log::Cursor;
 
 /// Cycles one ALU group occupies an ALU pipeline of its SIMD for a
 /// 64-thread wavefront on 16 thread processors (public RV770 material:
@@ -52,10 +53,10 @@ pub struct Timing {
     pub trace: Option<serde_json::Value>,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Slot {
     wave: usize,
-    pos: usize,
+    events: Cursor,
     ready: u64,
     pipe: usize,
 }
@@ -150,7 +151,7 @@ fn simd(
         if let Some(w) = queue.next() {
             slots.push(Slot {
                 wave: w,
-                pos: 0,
+                events: outcomes[w].events.cursor(),
                 ready: at,
                 pipe: *next_pipe & 1,
             });
@@ -170,14 +171,15 @@ fn simd(
         else {
             break;
         };
-        let sl = slots[k];
-        let events = &outcomes[sl.wave].events;
-        let Some(&ev) = events.get(sl.pos) else {
-            r.finish = r.finish.max(sl.ready);
+        let sl = &mut slots[k];
+        let Some(ev) = sl.events.next(&outcomes[sl.wave].events) else {
+            let ready = sl.ready;
+            r.finish = r.finish.max(ready);
             slots.swap_remove(k);
-            admit(&mut slots, sl.ready, &mut next_pipe);
+            admit(&mut slots, ready, &mut next_pipe);
             continue;
         };
+        let sl = &slots[k];
         let mut ready = sl.ready;
         let mut span = None;
         match ev {
@@ -231,7 +233,6 @@ fn simd(
             });
         }
         slots[k].ready = ready;
-        slots[k].pos += 1;
     }
     r
 }

@@ -135,8 +135,8 @@ pub struct WaveOutcome {
     pub fault: Option<Fault>,
     /// Counters.
     pub counters: Counters,
-    /// Clause events in order.
-    pub events: Vec<Event>,
+    /// Clause events in order (compressed: loop iterations repeat).
+    pub events: crate::repeat_log::RepeatLog<Event>,
     /// Lanes holding elements.
     pub lanes: u64,
 }

@@ -231,6 +231,11 @@ impl Selector<'_> {
                 .all(|l| l.is_sign_positive()),
             Op::Const(_) => false,
             Op::Index | Op::Domain => true,
+            // A launch constant: what its expression says (the rules below).
+            Op::Uniform(p) => self
+                .m
+                .launch_constant(*p)
+                .is_some_and(|c| c.expr.sign_clear()),
             Op::Unary(UnOp::FAbs | UnOp::FExp2) => true,
             Op::Swizzle(_) | Op::Splat(_) => clear(0),
             Op::Dot => same || (clear(0) && clear(1)),

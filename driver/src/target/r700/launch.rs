@@ -215,7 +215,7 @@ impl R700Session {
 }
 
 impl Session for R700Session {
-    fn launch(
+    fn launch_bound(
         &mut self,
         program: &dyn MachineProgram,
         launch: &Launch<'_>,

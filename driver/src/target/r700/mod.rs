@@ -8,6 +8,7 @@ pub mod profile;
 
 use crate::simulate::SimulateOptions;
 use crate::target::entry::{Interface, entry_of};
+use crate::target::launch_const::{self, HiddenUniform};
 use crate::target::{
     CodegenFailure, ElfEntry, EmbeddedSource, InternalError, MachineProgram, MachineTarget,
     RawError, RawOutcome, RawRun, RegInit, Session,
@@ -91,6 +92,8 @@ fn failure(e: CodegenError) -> CodegenFailure {
 
 /// The parameters the bindings note names (`docs/abi-r700.md` §3).
 pub fn interface(b: &Bindings) -> Interface {
+    // Launch constants are the loader's, not the user's.
+    let hidden = |name: &str| b.launch_constants.iter().any(|c| c.param == name);
     Interface {
         kernel: b.kernel.clone(),
         inputs: b
@@ -101,6 +104,7 @@ pub fn interface(b: &Bindings) -> Interface {
         uniforms: b
             .uniforms
             .iter()
+            .filter(|u| !hidden(&u.param))
             .map(|u| (u.param.clone(), u.ty.clone()))
             .collect(),
         outputs: b
@@ -157,6 +161,17 @@ impl MachineProgram for R700Program {
             .map(|bits| bits.map(f32::from_bits))
     }
 
+    fn launch_constants(&self) -> Result<Vec<HiddenUniform>, String> {
+        let b = &self.exe.bindings;
+        let bound: Vec<&str> = b.uniforms.iter().map(|u| u.param.as_str()).collect();
+        launch_const::parse(
+            b.launch_constants
+                .iter()
+                .map(|c| (c.param.as_str(), c.ty.as_str(), c.expr.as_str())),
+            &bound,
+        )
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -191,7 +206,9 @@ impl MachineTarget for R700Target {
         if exe.bindings.kernel.is_empty() && exe.bindings.outputs.is_empty() {
             return Err("it has no \"ctm\" bindings note".into());
         }
-        Ok(Box::new(R700Program::validate(exe)?))
+        let program = R700Program::validate(exe)?;
+        program.launch_constants()?;
+        Ok(Box::new(program))
     }
 
     fn listing_elf(&self, bytes: &[u8]) -> Result<String, String> {

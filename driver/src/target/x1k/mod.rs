@@ -12,6 +12,7 @@ pub mod raw;
 
 use crate::simulate::SimulateOptions;
 use crate::target::entry::{Interface, entry_of};
+use crate::target::launch_const::{self, HiddenUniform};
 use crate::target::{
     CodegenFailure, ElfEntry, EmbeddedSource, InternalError, Launch, LaunchError, MachineProgram,
     MachineTarget, Measured, RawError, RawOutcome, RawRun, Session, launch_label, program_of,
@@ -163,14 +164,18 @@ fn loop_uniforms<'b>(s: &'b IntSource, out: &mut Vec<&'b str>) {
 /// uniforms, boolean uniforms, then the `i32` loop bounds the note names
 /// only in its loop recipes.
 pub fn interface(b: &Bindings) -> Interface {
+    // Launch constants are the loader's, not the user's.
+    let hidden = |name: &str| b.launch_constants.iter().any(|c| c.param == name);
     let mut uniforms: Vec<(String, String)> = b
         .uniforms
         .iter()
+        .filter(|u| !hidden(&u.param))
         .map(|u| (u.param.clone(), u.ty.clone()))
         .collect();
     uniforms.extend(
         b.unread_uniforms
             .iter()
+            .filter(|u| !hidden(&u.param))
             .map(|u| (u.param.clone(), u.ty.clone())),
     );
     uniforms.extend(
@@ -255,6 +260,22 @@ impl MachineProgram for X1kProgram {
             .map(|bits| bits.map(f32::from_bits))
     }
 
+    fn launch_constants(&self) -> Result<Vec<HiddenUniform>, String> {
+        let b = &self.program.program().bindings;
+        let bound: Vec<&str> = b
+            .uniforms
+            .iter()
+            .map(|u| u.param.as_str())
+            .chain(b.unread_uniforms.iter().map(|u| u.param.as_str()))
+            .collect();
+        launch_const::parse(
+            b.launch_constants
+                .iter()
+                .map(|c| (c.param.as_str(), c.ty.as_str(), c.expr.as_str())),
+            &bound,
+        )
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -295,7 +316,9 @@ impl MachineTarget for X1kTarget {
             }
             text
         })?;
-        Ok(Box::new(X1kProgram { program }))
+        let program = X1kProgram { program };
+        program.launch_constants()?;
+        Ok(Box::new(program))
     }
 
     fn listing_elf(&self, bytes: &[u8]) -> Result<String, String> {
@@ -346,7 +369,7 @@ struct X1kSession {
 }
 
 impl Session for X1kSession {
-    fn launch(
+    fn launch_bound(
         &mut self,
         program: &dyn MachineProgram,
         launch: &Launch<'_>,

@@ -20,6 +20,7 @@ use std::collections::BinaryHeap;
 use serde::Serialize;
 
 use super::timing::{Segment, SegmentEnd};
+use crate::repeat_log::{Cursor, RepeatLog};
 
 /// Machine parameters of the cycle model (defaults: Radeon X1900 XTX).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -140,7 +141,7 @@ pub(crate) struct Schedule {
 /// One batch to schedule.
 pub(crate) struct BatchInput<'a> {
     /// Its segments.
-    pub segments: &'a [Segment],
+    pub segments: &'a RepeatLog<Segment>,
     /// Index of its first element.
     pub first_element: u32,
     /// Its element count.
@@ -232,7 +233,7 @@ fn schedule_dispatcher(
         timings: vec![(0, 0, 0); n],
         ..DispatcherRun::default()
     };
-    let mut seg = vec![0usize; n];
+    let mut seg: Vec<Cursor> = mine.iter().map(|&b| batches[b].segments.cursor()).collect();
     let mut tex_done = vec![0u64; n];
     let mut cause = vec![Cause::Admission; n];
     let mut started = vec![false; n];
@@ -262,11 +263,10 @@ fn schedule_dispatcher(
             started[k] = true;
             run.timings[k].1 = alu_free;
         }
-        let Some(s) = batches[mine[k]].segments.get(seg[k]).copied() else {
+        let Some(s) = seg[k].next(batches[mine[k]].segments) else {
             // A batch without segments (cannot happen: every run closes one).
             continue;
         };
-        seg[k] += 1;
         let start = alu_free;
         alu_free += s.issue_cycles;
         if s.tex_cycles > 0 {
@@ -319,10 +319,12 @@ mod tests {
             texture_latency: 100,
             ..CycleModel::default()
         };
-        let segs = [
+        let segs: RepeatLog<Segment> = [
             seg(10, 12, SegmentEnd::Semaphore),
             seg(10, 0, SegmentEnd::Finish),
-        ];
+        ]
+        .into_iter()
+        .collect();
         let one = [BatchInput {
             segments: &segs,
             first_element: 0,

@@ -136,8 +136,9 @@ impl Counters {
 /// The recording of one group.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Profile {
-    /// Closed segments.
-    pub segments: Vec<Segment>,
+    /// Closed segments (a loop's iterations repeat theirs: stored once
+    /// with a count, [`crate::repeat_log`]).
+    pub segments: crate::repeat_log::RepeatLog<Segment>,
     /// The open segment's issue cycles.
     pub issue: u64,
     /// The open segment's texture cycles.
