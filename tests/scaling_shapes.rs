@@ -103,11 +103,12 @@ fn long_straight_line_code() {
 
 #[test]
 fn wide_code() {
-    // Independent products summed as a tree: 1k runs out of x1k
-    // registers (CK0071) and compiles on the r700; 10k runs out of x1k
+    // Independent products summed as a tree: 1k compiles on both (on the
+    // x1k in 508 slots: two products summed are one D2A, `dot2.rs`, which
+    // keeps it inside the 128 registers it ran out of before; the register
+    // limit has its own test, `x1k_limits.rs`); 10k runs out of x1k
     // constants (CK0064) and r700 registers (CK0071).
-    let e = compile(&tree(1_000), "x1k").expect_err("refused");
-    assert!(e.contains("error[CK0071]"), "{e}");
+    compile(&tree(1_000), "x1k").expect("x1k compiles");
     compile(&tree(1_000), "r700").expect("r700 compiles");
     let e = compile(&tree(10_000), "x1k").expect_err("refused");
     assert!(e.contains("error[CK0064]"), "{e}");
