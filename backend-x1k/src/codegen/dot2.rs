@@ -34,6 +34,7 @@ pub fn run(mir: &mut Mir) {
     // Registers a presubtract reads (gathered here: `each_block` takes
     // the control tree while it runs).
     let mut presub_read = vec![false; n];
+    let mut readers: Vec<smallvec::SmallVec<[OpId; 2]>> = vec![smallvec::SmallVec::new(); n];
     for id in mir.live_ops() {
         let op = mir.op(id);
         if let Some((v, _)) = op.dest {
@@ -41,6 +42,9 @@ pub fn run(mir: &mut Mir) {
         }
         for v in op.reads() {
             reads[v.0 as usize] += 1;
+            if !readers[v.0 as usize].contains(&id) {
+                readers[v.0 as usize].push(id);
+            }
         }
         if let Some((_, s0, s1)) = &op.presub {
             for v in [s0.vreg(), s1.vreg()].into_iter().flatten() {
@@ -51,7 +55,13 @@ pub fn run(mir: &mut Mir) {
     mir.each_block(|mir, ops| {
         let mut si = 0;
         while si < ops.len() {
-            match fuse(mir, ops, si, &defs, &reads, &presub_read) {
+            let counts = Counts {
+                defs: &defs,
+                reads: &reads,
+                presub_read: &presub_read,
+                readers: &readers,
+            };
+            match fuse(mir, ops, si, &counts) {
                 Some(ti) => {
                     ops.remove(ti);
                 }
@@ -108,14 +118,20 @@ fn plain_mad(op: &MirOp, outer: bool) -> bool {
 
 /// Fuses the sum at `ops[si]` with its product, if allowed; returns the
 /// position of the product, which the caller removes.
-fn fuse(
-    mir: &mut Mir,
-    ops: &[OpId],
-    si: usize,
-    defs: &[u32],
-    reads: &[u32],
-    presub_read: &[bool],
-) -> Option<usize> {
+/// What [`run`] counted over the program before rewriting it.
+struct Counts<'a> {
+    /// Writers of each register.
+    defs: &'a [u32],
+    /// Reads of each register (one per operand).
+    reads: &'a [u32],
+    /// Whether a presubtract reads it.
+    presub_read: &'a [bool],
+    /// The ops reading it.
+    readers: &'a [smallvec::SmallVec<[OpId; 2]>],
+}
+
+fn fuse(mir: &mut Mir, ops: &[OpId], si: usize, counts: &Counts) -> Option<usize> {
+    let (defs, reads, presub_read) = (counts.defs, counts.reads, counts.presub_read);
     let s = mir.op(ops[si]);
     if !plain_mad(s, true) || !matches!(s.special, Special::None | Special::Output(..)) {
         return None;
@@ -203,8 +219,9 @@ fn fuse(
                 o.src = Src::Reg(g);
             }
         }
-        for op in &mut mir.ops {
-            for arg in op.args.iter_mut() {
+        let both = [r, al].map(|v| counts.readers.get(v.0 as usize));
+        for &o in both.into_iter().flatten().flatten() {
+            for arg in mir.op_mut(o).args.iter_mut() {
                 *arg = renamed(arg, r, al, g);
             }
         }
