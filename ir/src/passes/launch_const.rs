@@ -13,9 +13,10 @@
 //! comparison, or a free operation) — is replaced by a new hidden uniform
 //! `launch.N`, **provided its subgraph costs at least one instruction**:
 //! constants, uniform reads, swizzles, splats, `construct`, `fneg` and
-//! `fabs` are free (source modifiers and constant reads on both targets,
-//! `x1k-encoding.md` §4 `US_ALU_*_ADDR` swizzle/modifier fields,
-//! `r700-digest.md` §2.4 `SRC*_NEG`/`SRC*_ABS` and kcache reads), so
+//! `fabs` are free (source swizzles, modifiers and constant reads on both
+//! targets: `x1k-encoding.md` §7.2 swizzles, §7.3 input modifiers, §3.1
+//! constant sources; `r700-digest.md` §2.4 `SRC*_NEG`/`SRC*_ABS`, §3.4
+//! constant-file sources), so
 //! hoisting only those would spend a constant for nothing. Equal
 //! expressions share one hidden uniform. The nodes left without users are
 //! left for DCE.
