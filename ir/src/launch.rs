@@ -50,6 +50,13 @@ impl LaunchConstant {
             None => (String::new(), String::new()),
         }
     }
+
+    /// What a code generator records for the loader: the hidden
+    /// parameter's name, its type and the expression's text form.
+    pub fn binding(&self, m: &crate::graph::Module) -> (String, String, String) {
+        let (param, ty) = self.name_and_type(m);
+        (param, ty, self.expr.to_text())
+    }
 }
 
 /// The prefix of the hidden parameters' names: `launch.0`, `launch.1`, ...

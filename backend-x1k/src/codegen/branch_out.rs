@@ -114,17 +114,8 @@ fn branch_writers(
     };
     let rgb = first < 3;
     let fits = |w: &MirOp| {
-        matches!(
-            w.alu,
-            Some(
-                AluKind::Mad
-                    | AluKind::Min
-                    | AluKind::Max
-                    | AluKind::Cmp
-                    | AluKind::Cnd
-                    | AluKind::Frc
-            )
-        ) && w.dest == Some((v, 0))
+        w.alu.is_some_and(AluKind::on_both_units)
+            && w.dest == Some((v, 0))
             && w.width == 1
             && w.special == Special::None
             && w.presub.is_none()

@@ -64,12 +64,8 @@ fn copied_lanes(op: &MirOp, t: VReg) -> Option<SmallVec<[u8; 4]>> {
 
 /// Whether `op` may be recomputed by its copies.
 fn movable(op: &MirOp) -> bool {
-    matches!(
-        op.alu,
-        Some(
-            AluKind::Mad | AluKind::Min | AluKind::Max | AluKind::Cmp | AluKind::Cnd | AluKind::Frc
-        )
-    ) && matches!(op.unit, Unit::Rgb | Unit::Alpha | Unit::Any)
+    op.alu.is_some_and(AluKind::on_both_units)
+        && matches!(op.unit, Unit::Rgb | Unit::Alpha | Unit::Any)
         && op.special == Special::None
         && op.presub.is_none()
         && op.width <= 3

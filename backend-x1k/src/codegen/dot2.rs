@@ -304,19 +304,7 @@ fn coalescible(
     let plain = |o: &MirOp| {
         o.width == 1 && o.special == Special::None && o.presub.is_none() && o.tex.is_none()
     };
-    let select = |k: Option<AluKind>| {
-        matches!(
-            k,
-            Some(
-                AluKind::Mad
-                    | AluKind::Min
-                    | AluKind::Max
-                    | AluKind::Cmp
-                    | AluKind::Cnd
-                    | AluKind::Frc
-            )
-        )
-    };
+    let select = |k: Option<AluKind>| k.is_some_and(AluKind::on_both_units);
     let (or, oa) = (mir.op(wr), mir.op(wa));
     let rgb_ok = plain(or)
         && matches!(mir.vreg(r).class, RegClass::Rgb | RegClass::Undecided)

@@ -170,6 +170,18 @@ pub enum AluKind {
     Trans(Transcendental),
 }
 
+impl AluKind {
+    /// `true` for the operations both units have (MAD, MIN, MAX, CMP,
+    /// CND, FRC; CTM §3.3.4): such an op may move between the RGB and the
+    /// alpha unit.
+    pub fn on_both_units(self) -> bool {
+        matches!(
+            self,
+            AluKind::Mad | AluKind::Min | AluKind::Max | AluKind::Cmp | AluKind::Cnd | AluKind::Frc
+        )
+    }
+}
+
 /// The alpha unit's transcendental operations (CTM §3.3.4): the ISA's
 /// opcode table type.
 pub use crate::isa::Transcendental;

@@ -268,12 +268,8 @@ fn bindings(m: &ctm_ir::Module, consts: &consts::ConstTable, scatter: Option<usi
             .launch_constants
             .iter()
             .map(|c| {
-                let (param, ty) = c.name_and_type(m);
-                crate::abi::LaunchConstantBinding {
-                    param,
-                    ty,
-                    expr: c.expr.to_text(),
-                }
+                let (param, ty, expr) = c.binding(m);
+                crate::abi::LaunchConstantBinding { param, ty, expr }
             })
             .collect(),
         ..Bindings::default()

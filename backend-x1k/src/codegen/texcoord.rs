@@ -360,17 +360,7 @@ fn merge(mir: &mut Mir, live: &[OpId], b: VReg, a: VReg, lane: Option<u8>) -> Op
         }
         let trans = matches!(o.alu, Some(AluKind::Trans(_)));
         // The ops both units have (CTM §3.3.4) move from alpha to RGB.
-        let both = matches!(
-            o.alu,
-            Some(
-                AluKind::Mad
-                    | AluKind::Min
-                    | AluKind::Max
-                    | AluKind::Cmp
-                    | AluKind::Cnd
-                    | AluKind::Frc
-            )
-        ) && o.presub.is_none();
+        let both = o.alu.is_some_and(AluKind::on_both_units) && o.presub.is_none();
         let unit = match (o.alu, o.unit) {
             (None, _) => return None,
             (Some(AluKind::Dp4), Unit::Both) => Unit::Both,
