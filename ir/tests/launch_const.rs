@@ -335,3 +335,51 @@ proptest! {
         let _ = LaunchExpr::parse(&text).map(|e| e.evaluate(&|_| None));
     }
 }
+
+/// The verifier's launch-constant rules (`verify/launch.rs`): each broken
+/// form of a valid module is reported, naming what is wrong.
+#[test]
+fn the_verifier_checks_launch_constants() {
+    let src =
+        "kernel k(light: vec3, n: In<vec4>, r: Out<f32>) { r = dot(n.xyz, normalize(light)); }";
+    let good = optimised(src, OptLevel::O2);
+    assert!(!good.launch_constants.is_empty(), "{}", text(&good));
+    let message = |m: &Module| match verify::check(m, "test") {
+        Ok(()) => String::new(),
+        Err(e) => e.to_string(),
+    };
+    // A hidden parameter without its expression.
+    let mut m = good.clone();
+    m.launch_constants.clear();
+    assert!(
+        message(&m).contains("has no launch constant"),
+        "{}",
+        message(&m)
+    );
+    // An expression reading a uniform the kernel does not have.
+    let mut m = good.clone();
+    m.launch_constants[0].expr.nodes[0] = ExprNode::Uniform("shade".into());
+    assert!(message(&m).contains("reads `shade`"), "{}", message(&m));
+    // A launch constant naming a user's parameter.
+    let mut m = good.clone();
+    let hidden = m.launch_constants[0].param.index();
+    m.params[hidden].name = "light2".into();
+    assert!(
+        message(&m).contains("not a hidden parameter"),
+        "{}",
+        message(&m)
+    );
+    // Two launch constants for one parameter.
+    let mut m = good.clone();
+    let first = m.launch_constants[0].clone();
+    m.launch_constants.push(first);
+    assert!(
+        message(&m).contains("named by two launch constants"),
+        "{}",
+        message(&m)
+    );
+    // An empty expression.
+    let mut m = good;
+    m.launch_constants[0].expr.nodes.clear();
+    assert!(message(&m).contains("empty expression"), "{}", message(&m));
+}

@@ -20,8 +20,12 @@
 //!   results are the kernel's outputs, a `bool` and the state.
 //! - **effects** ([`effects`]): every state value is used at most once, so
 //!   scatter writes form one chain and cannot be duplicated or reordered.
+//! - **launch constants** ([`launch`]): each names a distinct hidden float
+//!   value uniform, every hidden parameter has one, and each expression
+//!   reads only the kernel's uniforms and survives its text form.
 
 mod effects;
+mod launch;
 mod structure;
 mod typing;
 
@@ -109,6 +113,7 @@ pub fn check(m: &Module, stage: &str) -> Result<(), VerifyErrors> {
         typing::check(m, &mut report);
         effects::check(m, &mut report);
     }
+    launch::check(m, &mut report);
     if report.errors.is_empty() {
         Ok(())
     } else {
