@@ -637,20 +637,32 @@ fn binary(b: BinOp, x: &Value, y: &Value) -> Value {
     }
 }
 
+/// `true` for the simple operations [`fold`] evaluates: unary, binary,
+/// `mad`, `dot`, comparisons, `select`, `lane_select`, `splat`, `swizzle`
+/// and `construct` (none reads a parameter or the position).
+pub fn folds(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Mad
+            | Op::Dot
+            | Op::Compare(_)
+            | Op::Select
+            | Op::LaneSelect(_)
+            | Op::Splat(_)
+            | Op::Swizzle(_)
+            | Op::Construct
+    )
+}
+
 /// Evaluates a simple operation on constant inputs (for constant folding),
 /// or `None` for operations that read parameters or the position.
 pub fn fold(op: &Op, inputs: &[Value]) -> Option<Value> {
     match op {
         Op::Unary(u) => Some(unary(*u, &inputs[0])),
         Op::Binary(b) => Some(binary(*b, &inputs[0], &inputs[1])),
-        Op::Mad
-        | Op::Dot
-        | Op::Compare(_)
-        | Op::Select
-        | Op::LaneSelect(_)
-        | Op::Splat(_)
-        | Op::Swizzle(_)
-        | Op::Construct => {
+        op if folds(op) => {
             let dummy_args = KernelArgs {
                 domain: (0, 0),
                 params: Vec::new(),

@@ -162,23 +162,11 @@ fn op_table() -> Vec<Op> {
 
 impl LaunchExpr {
     /// `true` for the simple operations a launch expression may apply:
-    /// unary, binary, `mad`, `dot`, comparisons, `select`, `lane_select`,
-    /// `splat`, `swizzle` and `construct` (constants and uniform reads are
-    /// nodes of their own).
+    /// those the constant folder evaluates ([`crate::interp::folds`]), since
+    /// the loader evaluates each node with it (constants and uniform reads
+    /// are nodes of their own).
     pub fn allows(op: &Op) -> bool {
-        matches!(
-            op,
-            Op::Unary(_)
-                | Op::Binary(_)
-                | Op::Mad
-                | Op::Dot
-                | Op::Compare(_)
-                | Op::Select
-                | Op::LaneSelect(_)
-                | Op::Splat(_)
-                | Op::Swizzle(_)
-                | Op::Construct
-        )
+        crate::interp::folds(op)
     }
 
     /// The uniforms the expression reads, by name, in first-read order.

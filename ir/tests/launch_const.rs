@@ -26,14 +26,20 @@ fn hoisted(src: &str) -> Module {
     verify::check(&m, "dce").expect("valid");
     // A second run finds nothing new.
     assert!(!passes::launch_const::run(&mut m), "{}", text(&m));
+    assert_matches_reference(&program, &m);
+    m
+}
+
+/// The IR interpreter on `m`, given only the user's arguments, agrees with
+/// the reference on `program`'s kernel bit for bit (four random inputs).
+fn assert_matches_reference(program: &ctm_frontend::tast::Program, m: &Module) {
     let kernel = &program.kernels[0];
     for seed in 0..4 {
         let args = random_args(kernel, (7, 5), seed);
-        let want = run_kernel(&program, kernel, &args, &RunOptions::default()).expect("reference");
-        let got = ctm_ir::interp::run(&m, &args, &RunOptions::default()).expect("IR");
-        assert_same(&got, &want, "launch constants", &m);
+        let want = run_kernel(program, kernel, &args, &RunOptions::default()).expect("reference");
+        let got = ctm_ir::interp::run(m, &args, &RunOptions::default()).expect("IR");
+        assert_same(&got, &want, "launch constants", m);
     }
-    m
 }
 
 /// [`optimised`], with the IR interpreter (given only the user's
@@ -41,13 +47,7 @@ fn hoisted(src: &str) -> Module {
 fn optimised_checked(src: &str, level: OptLevel) -> Module {
     let (program, _) = lowered(src);
     let m = optimised(src, level);
-    let kernel = &program.kernels[0];
-    for seed in 0..4 {
-        let args = random_args(kernel, (7, 5), seed);
-        let want = run_kernel(&program, kernel, &args, &RunOptions::default()).expect("reference");
-        let got = ctm_ir::interp::run(&m, &args, &RunOptions::default()).expect("IR");
-        assert_same(&got, &want, "launch constants", &m);
-    }
+    assert_matches_reference(&program, &m);
     m
 }
 
